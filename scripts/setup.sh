@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# fastcd set-up: install the Debian 12 packages fastcd builds on, then configure and build
+# everything (library, CLI, tests, benchmarks) into build/. Safe to re-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake ninja-build pkgconf ccache
+  libeigen3-dev libspectra-dev libsuitesparse-dev libopenblas-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+  libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
+  pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "fastcd setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Pin Debian's Python: the pyenv python3 first on PATH has no numpy/scipy/pytest.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 "$@"
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,35 @@
+#pragma once
+// polar_svd: closest rotations (det +1) and the symmetric stretch, batched, 2D and 3D.
+#include <Eigen/Dense>
+
+#include "fastcd/common/types.hpp"
+
+namespace fastcd {
+
+/// Rotation-variant polar decomposition F = R S of one matrix, R a proper rotation (det +1)
+/// closest to F in the Frobenius norm and S = R^T F symmetric. When det F < 0, S carries one
+/// negative eigenvalue (its smallest singular value is negated), as in simkit.
+///
+/// 2x2: closed form R = rot(atan2(F10 - F01, F00 + F11)) (identity when both are 0, where
+/// every rotation is equally close). 3x3: Eigen::JacobiSVD, with the last column of U negated
+/// when det(U V^T) < 0.
+template <int dim>
+void polar_svd(const Eigen::Matrix<double, dim, dim>& F, Eigen::Matrix<double, dim, dim>& R,
+               Eigen::Matrix<double, dim, dim>* S = nullptr);
+
+struct PolarDecomposition {
+  VectorXd R;  ///< #F*dim^2 rotations, each flattened row-major
+  VectorXd S;  ///< #F*dim^2 symmetric stretches, each flattened row-major
+};
+
+/// Batched polar_svd over stacked row-major flattened matrices (the layout of G x).
+/// @param F    #F*dim^2 vector.
+/// @param dim  2 or 3.
+/// @throws std::invalid_argument if dim is not 2/3, F.size() is not a multiple of dim^2 or an
+///         entry is not finite.
+PolarDecomposition polar_svd(const Eigen::Ref<const VectorXd>& F, Index dim);
+
+/// Rotations only, written into R (resized). No allocation when R already has F's size.
+void polar_rotations(const Eigen::Ref<const VectorXd>& F, Index dim, VectorXd& R);
+
+}  // namespace fastcd

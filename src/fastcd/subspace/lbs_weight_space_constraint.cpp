@@ -1,0 +1,68 @@
+#include "fastcd/subspace/lbs_weight_space_constraint.hpp"
+
+#include <Eigen/QR>
+#include <Eigen/SVD>
+
+#include "fastcd/common/check.hpp"
+#include "fastcd/geometry/massmatrix.hpp"
+
+namespace fastcd {
+
+MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& m,
+                         double rtol) {
+  FASTCD_CHECK(m.size() == A.cols(), "weights have ", m.size(), " entries for ", A.cols(), " columns");
+  FASTCD_CHECK(rtol > 0 && rtol < 1, "rtol must lie in (0, 1), got ", rtol);
+  for (Index v = 0; v < m.size(); ++v)
+    FASTCD_CHECK(m(v) > 0, "weight ", v, " is ", m(v), " (a vertex in no element?); weights must be > 0");
+  if (A.rows() == 0 || A.norm() == 0.0) return MatrixXd(0, A.cols());
+  const VectorXd sq = m.cwiseSqrt();
+  const MatrixXd Bm = sq.asDiagonal() * A.transpose();  // #V x rows
+  Eigen::BDCSVD<MatrixXd> svd(Bm, Eigen::ComputeThinU);
+  const VectorXd& s = svd.singularValues();
+  Index r = 0;
+  while (r < s.size() && s(r) > rtol * s(0)) ++r;
+  // span(A^T) = M^{-1/2} span(U_r); orthonormalise it in the Euclidean sense.
+  const MatrixXd basis = sq.cwiseInverse().asDiagonal() * svd.matrixU().leftCols(r);
+  Eigen::HouseholderQR<MatrixXd> qr(basis);
+  return (qr.householderQ() * MatrixXd::Identity(A.cols(), r)).transpose();
+}
+
+namespace {
+template <class CMat>
+MatrixXd weight_space_operator(const Eigen::Ref<const MatrixXd>& V, const CMat& C) {
+  const Index n = V.rows(), d = V.cols(), c = C.rows();
+  FASTCD_CHECK(C.cols() == n * d, "C must have #V*dim = ", n * d, " columns, got ", shape_of(C));
+  // C_i(row, v) = C(row, v*d + i): the constraint seen by displacement component i.
+  MatrixXd A(c * d * (d + 1), n);
+  for (Index i = 0; i < d; ++i) {
+    MatrixXd Ci(c, n);
+    for (Index v = 0; v < n; ++v) Ci.col(v) = C.col(v * d + i);
+    for (Index j = 0; j <= d; ++j) {
+      auto block = A.middleRows((i * (d + 1) + j) * c, c);
+      if (j < d) block = Ci * V.col(j).asDiagonal();
+      else block = Ci;
+    }
+  }
+  return A;
+}
+}  // namespace
+
+MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V,
+                                     const Eigen::Ref<const MatrixXi>& T, const SparseMatrix& C,
+                                     double rtol) {
+  check_mesh(V, T, "lbs_weight_space_constraint");
+  check_finite(MatrixXd(C), "C", "lbs_weight_space_constraint");
+  const MatrixXd A = weight_space_operator(V, C);
+  return row_space_basis(A, massmatrix(V, T).diagonal(), rtol);
+}
+
+MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V,
+                                     const Eigen::Ref<const MatrixXi>& T,
+                                     const Eigen::Ref<const MatrixXd>& C, double rtol) {
+  check_mesh(V, T, "lbs_weight_space_constraint");
+  check_finite(C, "C", "lbs_weight_space_constraint");
+  const MatrixXd A = weight_space_operator(V, C);
+  return row_space_basis(A, massmatrix(V, T).diagonal(), rtol);
+}
+
+}  // namespace fastcd

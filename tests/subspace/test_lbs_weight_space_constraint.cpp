@@ -1,0 +1,53 @@
+#include <Eigen/SVD>
+
+#include "test_util.hpp"
+
+namespace fastcd {
+namespace {
+
+/// C = J^T M (the rig-orthogonality without leak) for one affine handle.
+SparseMatrix rig_constraint(const Mesh& m) {
+  const SparseMatrix J = lbs_jacobian(m.X, MatrixXd::Ones(m.X.rows(), 1));
+  const SparseMatrix M = kron_identity(massmatrix(m.X, m.T, 1.0), m.X.cols());
+  return SparseMatrix(J.transpose() * M);
+}
+
+class WeightSpaceConstraint : public ::testing::TestWithParam<int> {};
+
+TEST_P(WeightSpaceConstraint, NullSpaceWeightsGiveRigOrthogonalLbsDisplacements) {
+  const int d = GetParam();
+  const Mesh m = test::mesh_for(d);
+  const SparseMatrix C = rig_constraint(m);
+  const MatrixXd A = lbs_weight_space_constraint(m.X, m.T, C);
+  // An affine rig has d(d+1) parameters; the weight-space constraint has rank (d+1)(d+2)/2...
+  // whatever it is, its rows must be orthonormal and C (LBS of any null weights) = 0.
+  EXPECT_LT(test::max_abs(A * A.transpose() - MatrixXd::Identity(A.rows(), A.rows())), 1e-12);
+  Eigen::JacobiSVD<MatrixXd> svd(A, Eigen::ComputeFullV);
+  const MatrixXd N = svd.matrixV().rightCols(m.X.rows() - A.rows());  // null space of A
+  const MatrixXd W = N.leftCols(3);
+  const SparseMatrix B = lbs_jacobian(m.X, W);
+  const MatrixXd CB = C * B;
+  EXPECT_LT(test::max_abs(CB), 1e-12 * MatrixXd(C).norm() * MatrixXd(B).norm());
+  // And the constraint is not vacuous: weights outside the null space violate it.
+  const SparseMatrix B1 = lbs_jacobian(m.X, MatrixXd(A.row(0).transpose()));
+  EXPECT_GT(test::max_abs(MatrixXd(C * B1)), 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dim, WeightSpaceConstraint, ::testing::Values(2, 3));
+
+TEST(WeightSpaceConstraint, RedundantRowsDoNotChangeTheRank) {
+  const Mesh m = test::mesh2d();
+  const MatrixXd C = rig_constraint(m);
+  MatrixXd C2(2 * C.rows(), C.cols());
+  C2 << C, 2.0 * C;  // every row twice
+  const MatrixXd A1 = lbs_weight_space_constraint(m.X, m.T, C);
+  const MatrixXd A2 = lbs_weight_space_constraint(m.X, m.T, C2);
+  EXPECT_EQ(A1.rows(), A2.rows());
+  // Same row space: projecting one onto the other loses nothing.
+  EXPECT_LT(test::max_abs(A2 - A2 * A1.transpose() * A1), 1e-10);
+  EXPECT_EQ(lbs_weight_space_constraint(m.X, m.T, MatrixXd(MatrixXd::Zero(3, C.cols()))).rows(), 0);
+  test::expect_throw_with<std::invalid_argument>([&] { lbs_weight_space_constraint(m.X, m.T, MatrixXd(MatrixXd::Zero(3, 5))); }, "columns");
+}
+
+}  // namespace
+}  // namespace fastcd

@@ -1,0 +1,53 @@
+#pragma once
+// Shared fixtures for the fastcd tests.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <random>
+#include <string>
+
+#include "fastcd/fastcd.hpp"
+
+namespace fastcd::test {
+
+/// Small 2D mesh: a 6 x 4 triangulated grid, sheared and scaled so nothing is axis-aligned.
+inline Mesh mesh2d() {
+  Mesh m = triangulated_grid(6, 4);
+  Eigen::Matrix2d A;
+  A << 1.3, 0.2, -0.1, 0.7;
+  m.X = (m.X * A.transpose()).eval();
+  return m;
+}
+
+/// Small 3D tet mesh: a 4 x 3 x 3 box grid, sheared.
+inline Mesh mesh3d() {
+  Mesh m = tetrahedralized_grid(4, 3, 3);
+  Eigen::Matrix3d A;
+  A << 1.1, 0.2, 0.0, 0.1, 0.9, -0.2, 0.0, 0.3, 0.8;
+  m.X = (m.X * A.transpose()).eval();
+  return m;
+}
+
+inline Mesh mesh_for(int dim) { return dim == 2 ? mesh2d() : mesh3d(); }
+
+/// Flattens #V x dim positions into the interleaved DOF vector.
+inline VectorXd flat(const MatrixXd& X) {
+  MatrixXd Xt = X.transpose();
+  return Eigen::Map<const VectorXd>(Xt.data(), Xt.size());
+}
+
+/// Expects the callable to throw E whose what() contains `needle`.
+template <class E, class F>
+void expect_throw_with(F&& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an exception mentioning '" << needle << "'";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+        << "message was: " << e.what();
+  }
+}
+
+inline double max_abs(const MatrixXd& A) { return A.size() ? A.cwiseAbs().maxCoeff() : 0.0; }
+
+}  // namespace fastcd::test
