@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <cstdio>
 #include <random>
 #include <string>
 
@@ -46,6 +47,13 @@ void expect_throw_with(F&& f, const std::string& needle) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
         << "message was: " << e.what();
   }
+}
+
+/// Scientific notation for RecordProperty values.
+inline std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", v);
+  return buf;
 }
 
 inline double max_abs(const MatrixXd& A) { return A.size() ? A.cwiseAbs().maxCoeff() : 0.0; }

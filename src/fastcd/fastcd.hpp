@@ -1,6 +1,13 @@
 #pragma once
 // Umbrella header: every public fastcd function.
+#include "fastcd/cd/complementarity.hpp"
+#include "fastcd/cd/fast_cd.hpp"
+#include "fastcd/cd/full_cd.hpp"
+#include "fastcd/cd/leak_field.hpp"
+#include "fastcd/cd/options.hpp"
+#include "fastcd/cd/rig.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/layout.hpp"
 #include "fastcd/common/types.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/cluster_grouping_matrices.hpp"
@@ -16,6 +23,7 @@
 #include "fastcd/geometry/ympr_to_lame.hpp"
 #include "fastcd/solvers/block_coord.hpp"
 #include "fastcd/solvers/polar_svd.hpp"
+#include "fastcd/solvers/sparse_cholesky.hpp"
 #include "fastcd/subspace/lbs_weight_space_constraint.hpp"
 #include "fastcd/subspace/orthonormalize.hpp"
 #include "fastcd/subspace/project_into_subspace.hpp"

@@ -1,8 +1,6 @@
 // Parity with simkit 0.1.4 on the seed tutorial's beam (shared/reference/tutorial23_beam_simkit.json).
 #include <algorithm>
 #include <fstream>
-#include <iomanip>
-#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "test_util.hpp"
@@ -32,12 +30,6 @@ struct BeamPipeline {
   SpectralCubature sc = spectral_cubature(b.X, b.T, modes.W, 20);
 };
 
-std::string sci(double v) {
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(2) << v;
-  return os.str();
-}
-
 const BeamPipeline& pipeline() {
   static const BeamPipeline p;
   return p;
@@ -65,7 +57,7 @@ TEST(SimkitParity, LeakField) {
   Index vmax = 0;
   p.D.maxCoeff(&vmax);
   EXPECT_EQ(vmax, 99);  // simkit-spec: max 1 at vertex 99
-  RecordProperty("leak_field_max_abs_diff", sci(worst));
+  RecordProperty("leak_field_max_abs_diff", test::sci(worst));
 }
 
 TEST(SimkitParity, ConstraintRankAndEigenvalues) {
@@ -77,7 +69,7 @@ TEST(SimkitParity, ConstraintRankAndEigenvalues) {
   double worst = 0.0;
   for (int j = 0; j < 10; ++j) worst = std::max(worst, std::abs(p.modes.E(j) - E_ref[j]) / E_ref[j]);
   EXPECT_LE(worst, 1e-6);
-  RecordProperty("eigenvalue_max_rel_diff", sci(worst));
+  RecordProperty("eigenvalue_max_rel_diff", test::sci(worst));
 }
 
 TEST(SimkitParity, SubspaceIsMOrthonormalAndRigOrthogonal) {
@@ -87,7 +79,7 @@ TEST(SimkitParity, SubspaceIsMOrthonormalAndRigOrthogonal) {
   EXPECT_LT(test::max_abs(p.B.transpose() * p.op.Mv * p.B - MatrixXd::Identity(60, 60)), 1e-12);
   const double rel = (p.C * p.B).norm() / (MatrixXd(p.C).norm() * p.B.norm());
   EXPECT_LE(rel, 1e-10);
-  RecordProperty("rig_orthogonality_rel", sci(rel));
+  RecordProperty("rig_orthogonality_rel", test::sci(rel));
 }
 
 TEST(SimkitParity, ClusterLabelsMatchScipyKmeans2) {

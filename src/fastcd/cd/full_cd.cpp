@@ -1,0 +1,124 @@
+#include "fastcd/cd/full_cd.hpp"
+
+#include "fastcd/common/check.hpp"
+#include "fastcd/common/layout.hpp"
+#include "fastcd/solvers/polar_svd.hpp"
+
+namespace fastcd {
+
+namespace {
+
+void check_step_inputs(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+                       const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                       const Eigen::Ref<const VectorXd>& p_next) {
+  const Index n = sys.state_dim(), np = sys.J.cols();
+  FASTCD_CHECK(uc.size() == n && uc_dot.size() == n, "u_c and its velocity need ", n, " entries, got ",
+               uc.size(), " and ", uc_dot.size());
+  FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np,
+               " entries, got ", p.size(), ", ", p_dot.size(), ", ", p_next.size());
+  FASTCD_CHECK(uc.allFinite() && uc_dot.allFinite() && p.allFinite() && p_dot.allFinite() && p_next.allFinite(),
+               "non-finite input (NaN or Inf in the state or the rig pose)");
+}
+
+/// Constant parts of one step: Jp = J p_next and b0 = Mv yhat / h^2 - H Jp, yhat = uc + h uc_dot - J q.
+struct StepTerms {
+  VectorXd Jp, yhat, b0;
+};
+
+StepTerms step_terms(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+                     const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                     const Eigen::Ref<const VectorXd>& p_next) {
+  const double h = sys.options.h;
+  StepTerms t;
+  t.Jp = sys.J * p_next;
+  t.yhat = uc + h * uc_dot - sys.J * (p_next - p - h * p_dot);
+  t.b0 = sys.op.Mv * t.yhat / (h * h) - sys.op.L * t.Jp;
+  return t;
+}
+
+}  // namespace
+
+FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options) {
+  validate(options);
+  check_mesh(X, T, "full_cd_precompute");
+  FullCD sys;
+  sys.dim = X.cols();
+  sys.options = options;
+  FASTCD_CHECK(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
+  FASTCD_CHECK(p0.size() == J.cols(), "rest pose p0 has ", p0.size(), " entries, J has ", J.cols(), " columns");
+  sys.J = J;
+  sys.p0 = p0;
+  sys.op = elastic_operators(X, T, options.ym, options.pr, options.rho);
+  sys.D = momentum_leak_field(X, T, options.leak);
+  sys.constraint = complementarity_constraint(J, sys.op.Mv, sys.D, sys.dim, options.constraint_rtol);
+  sys.H = SparseMatrix(sys.op.L + sys.op.Mv / (options.h * options.h));
+  sys.H_factor.compute(sys.H, options.backend, sys.dim);
+  if (sys.constraint.rank > 0) {
+    sys.Y = sys.H_factor.solve(sys.constraint.basis.transpose());
+    sys.schur.compute(sys.constraint.basis * sys.Y);
+    FASTCD_ENSURE(sys.schur.info() == Eigen::Success, "constraint Schur complement is not positive definite");
+  }
+  return sys;
+}
+
+VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+                      const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                      const Eigen::Ref<const VectorXd>& p_next, int iterations) {
+  check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
+  const int iters = iterations < 0 ? sys.options.iterations : iterations;
+  const StepTerms t = step_terms(sys, uc, uc_dot, p, p_dot, p_next);
+  VectorXd u = uc, u_prev(u.size()), F(sys.op.G.rows()), R(sys.op.G.rows()), b(u.size());
+  for (int it = 0; it < iters; ++it) {
+    // local: closest rotation per element
+    F.noalias() = sys.op.G * (t.Jp + u);
+    polar_rotations(F, sys.dim, R);
+    // global: constrained solve
+    b = t.b0;
+    b.noalias() += sys.op.G.transpose() * (sys.op.AMue * R);
+    u_prev.swap(u);
+    sys.H_factor.solve(b, u);
+    if (sys.constraint.rank > 0) u.noalias() -= sys.Y * sys.schur.solve(sys.constraint.basis * u);
+    if (sys.options.tolerance > 0 && (u - u_prev).norm() < sys.options.tolerance) break;
+  }
+  return u;
+}
+
+CDState full_cd_initial_state(const FullCD& sys) {
+  CDState s;
+  s.s = VectorXd::Zero(sys.state_dim());
+  s.s_dot = VectorXd::Zero(sys.state_dim());
+  s.p = sys.p0;
+  s.p_dot = VectorXd::Zero(sys.p0.size());
+  return s;
+}
+
+void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next) {
+  VectorXd s_new = full_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next);
+  const double h = sys.options.h;
+  state.s_dot = (s_new - state.s) / h;
+  state.p_dot = (p_next - state.p) / h;
+  state.s = std::move(s_new);
+  state.p = p_next;
+}
+
+MatrixXd full_cd_positions(const FullCD& sys, const CDState& state) {
+  return unflatten(sys.J * state.p + state.s, sys.dim);
+}
+
+double full_cd_energy(const FullCD& sys, const Eigen::Ref<const VectorXd>& u, const Eigen::Ref<const VectorXd>& uc,
+                      const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& p,
+                      const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next) {
+  check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
+  FASTCD_CHECK(u.size() == sys.state_dim(), "u has ", u.size(), " entries, expected ", sys.state_dim());
+  const StepTerms t = step_terms(sys, uc, uc_dot, p, p_dot, p_next);
+  const double h = sys.options.h;
+  const VectorXd du = u - t.yhat;
+  const VectorXd F = sys.op.G * (t.Jp + u);
+  VectorXd R;
+  polar_rotations(F, sys.dim, R);
+  const VectorXd e = F - R;
+  return 0.5 * du.dot(sys.op.Mv * du) / (h * h) + 0.5 * e.dot(sys.op.AMue * e);
+}
+
+}  // namespace fastcd

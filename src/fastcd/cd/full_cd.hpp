@@ -1,0 +1,67 @@
+#pragma once
+// Full-order complementary dynamics (the seed's FullCD): per-element ARAP rotations and a
+// prefactored constrained global solve keeping J^T M D u_c = 0.
+#include <Eigen/Cholesky>
+
+#include "fastcd/cd/complementarity.hpp"
+#include "fastcd/cd/options.hpp"
+#include "fastcd/geometry/elastic_operators.hpp"
+
+namespace fastcd {
+
+/// Everything that does not change between steps. Build with `full_cd_precompute`.
+///
+/// Global step: minimise 1/(2h^2) ||u - y + J q||_M^2 + sum_e mu vol_e/2 ||F_e(J p+ + u) - R_e||^2
+/// subject to C u = 0. Instead of factoring the indefinite KKT matrix, H = L + M/h^2 is
+/// factorised once (sparse Cholesky), with Y = H^{-1} Cb^T and the small SPD Schur complement
+/// S = Cb Y over an orthonormal basis Cb of C's row space; a solve is u0 = H^{-1} b,
+/// u = u0 - Y S^{-1} (Cb u0).
+struct FullCD {
+  Index dim = 0;
+  CDOptions options;
+  ElasticOperators op;
+  SparseMatrix J;
+  VectorXd p0;
+  VectorXd D;                          ///< #V leak field
+  ComplementarityConstraint constraint;
+  SparseMatrix H;                      ///< L + Mv / h^2
+  SparseCholesky H_factor;
+  MatrixXd Y;                          ///< H^{-1} basis^T
+  Eigen::LLT<MatrixXd> schur;          ///< basis H^{-1} basis^T
+  Index n_rot() const { return op.vol.size(); }
+  Index state_dim() const { return op.Mv.rows(); }
+};
+
+/// Precomputes the full-order solver for mesh (X, T) under rig J (#V*dim x #p) whose rest
+/// pose is p0.
+/// @throws std::invalid_argument for bad meshes/rigs/options; std::runtime_error when a
+///         factorisation fails.
+FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
+                          const CDOptions& options = {});
+
+/// The seed's FullCD.step: returns u_c after one backward-Euler step from (uc, uc_dot) while
+/// the rig moves from p (velocity p_dot) to p_next. `iterations` < 0 uses the options'.
+VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
+                      const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& p,
+                      const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next,
+                      int iterations = -1);
+
+/// Rest state: u_c = 0, at rest, rig at p0.
+CDState full_cd_initial_state(const FullCD& sys);
+
+/// Steps `state` to rig pose p_next, updating velocities by finite differences (as the seed's
+/// roll-out does).
+void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next);
+
+/// Vertex positions J p + u_c (#V x dim) of a state.
+MatrixXd full_cd_positions(const FullCD& sys, const CDState& state);
+
+/// The step's objective at u (rotations chosen optimally per element); the local/global
+/// iterations never increase it.
+double full_cd_energy(const FullCD& sys, const Eigen::Ref<const VectorXd>& u,
+                      const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+                      const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                      const Eigen::Ref<const VectorXd>& p_next);
+
+}  // namespace fastcd

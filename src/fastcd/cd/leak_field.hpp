@@ -1,0 +1,23 @@
+#pragma once
+// The momentum-leak field D of complementary dynamics.
+#include "fastcd/common/types.hpp"
+
+namespace fastcd {
+
+enum class LeakFieldKind {
+  Diffusion,  ///< simkit / the seed: D = 1 - diffuse_field(boundary -> 1, dt), min-max normalised
+  None,       ///< D = 1: momentum conserved everywhere
+};
+
+struct LeakFieldOptions {
+  LeakFieldKind kind = LeakFieldKind::Diffusion;
+  double dt = 1.0;  ///< diffusion time of the Diffusion kind (the seed uses 1)
+};
+
+/// Per-vertex D in [0, 1]: 0 where tissue follows the rig (momentum leaks), 1 where momentum
+/// is conserved against it.
+/// @throws std::invalid_argument for bad meshes or dt <= 0.
+VectorXd momentum_leak_field(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                             const LeakFieldOptions& options = {});
+
+}  // namespace fastcd

@@ -1,0 +1,22 @@
+#include "fastcd/cd/options.hpp"
+
+#include <cmath>
+
+#include "fastcd/common/check.hpp"
+
+namespace fastcd {
+
+void validate(const CDOptions& o) {
+  FASTCD_CHECK(std::isfinite(o.h) && o.h > 0, "time step h must be finite and > 0, got ", o.h);
+  FASTCD_CHECK(std::isfinite(o.ym) && o.ym > 0, "Young's modulus must be finite and > 0, got ", o.ym);
+  FASTCD_CHECK(std::isfinite(o.pr) && o.pr > -1.0 && o.pr < 0.5, "Poisson ratio must lie in (-1, 0.5), got ", o.pr);
+  FASTCD_CHECK(std::isfinite(o.rho) && o.rho > 0, "density must be finite and > 0, got ", o.rho);
+  FASTCD_CHECK(o.iterations >= 0, "iterations must be >= 0, got ", o.iterations);
+  FASTCD_CHECK(o.tolerance >= 0, "tolerance must be >= 0, got ", o.tolerance);
+  FASTCD_CHECK(o.modes >= 1, "modes must be >= 1, got ", o.modes);
+  FASTCD_CHECK(o.clusters >= 1, "clusters must be >= 1, got ", o.clusters);
+  FASTCD_CHECK(o.leak.dt > 0 && std::isfinite(o.leak.dt), "leak-field dt must be > 0, got ", o.leak.dt);
+  FASTCD_CHECK(o.constraint_rtol > 0 && o.constraint_rtol < 1, "constraint_rtol must lie in (0, 1), got ", o.constraint_rtol);
+}
+
+}  // namespace fastcd

@@ -1,0 +1,31 @@
+#pragma once
+// Settings shared by the full-order and fast complementary-dynamics solvers.
+#include "fastcd/cd/leak_field.hpp"
+#include "fastcd/solvers/sparse_cholesky.hpp"
+
+namespace fastcd {
+
+struct CDOptions {
+  double h = 1e-2;      ///< time step (s)
+  double ym = 1e5;      ///< Young's modulus (Pa)
+  double pr = 0.0;      ///< Poisson ratio (ARAP uses only mu)
+  double rho = 1e3;     ///< density (kg / m^dim)
+  int iterations = 10;  ///< local/global iterations per step (the seed: 10)
+  double tolerance = 0.0;  ///< stop early when the update is smaller (0 = always `iterations`)
+  int modes = 10;       ///< fast: skinning eigenmodes (subspace size modes*dim*(dim+1))
+  int clusters = 20;    ///< fast: rotation clusters
+  LeakFieldOptions leak;
+  double constraint_rtol = 1e-10;  ///< relative singular-value cut-off of the constraint rank
+  CholeskyBackend backend = CholeskyBackend::Auto;
+};
+
+/// @throws std::invalid_argument naming the first bad setting.
+void validate(const CDOptions& o);
+
+/// State advanced by the solvers' `advance`: complementary coordinates s (u_c in full order,
+/// z in fast order), their velocity, and the rig pose and its velocity.
+struct CDState {
+  VectorXd s, s_dot, p, p_dot;
+};
+
+}  // namespace fastcd

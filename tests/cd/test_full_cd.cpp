@@ -1,0 +1,146 @@
+#include "cd/cd_fixtures.hpp"
+
+namespace fastcd {
+namespace {
+
+struct BeamFull {
+  Mesh b = beam();
+  SparseMatrix Mv = kron_identity(massmatrix(b.X, b.T, 1e3), 2);
+  Rig rig = affine_handle_rig(b.X, Mv);
+  FullCD sys = full_cd_precompute(b.X, b.T, rig.J, rig.p0);
+};
+
+const BeamFull& beam_full() {
+  static const BeamFull f;
+  return f;
+}
+
+TEST(FullCD, SimkitParityOnTheSeedBeam) {
+  const auto ref = test::simkit_reference();
+  const auto& f = beam_full();
+  EXPECT_EQ(f.sys.constraint.rank, 6);
+  CDState s = full_cd_initial_state(f.sys);
+  double max_violation = 0.0, max_rel = 0.0;
+  for (int i = 0; i < 120; ++i) {
+    full_cd_advance(f.sys, s, metronome_pose(f.rig.p0, 2, i));
+    const VectorXd Cu = f.sys.constraint.C * s.s;
+    max_violation = std::max(max_violation, Cu.norm());
+    if (s.s.norm() > 0) max_rel = std::max(max_rel, Cu.norm() / (MatrixXd(f.sys.constraint.C).norm() * s.s.norm()));
+    const int step = i + 1;
+    if (step == 10 || step == 40 || step == 120) {
+      const double err = test::relative_error(full_cd_positions(f.sys, s), test::reference_positions(ref, "positions_full", step));
+      EXPECT_LE(err, 1e-8) << "step " << step;
+      RecordProperty("full_rel_err_step_" + std::to_string(step), test::sci(err));
+    }
+  }
+  EXPECT_LE(max_rel, 1e-10);
+  EXPECT_LE(max_violation, 1e-10);  // simkit: 1.2e-13
+}
+
+TEST(FullCD, IterationsNeverIncreaseTheStepEnergy) {
+  const auto& f = beam_full();
+  CDState s = full_cd_initial_state(f.sys);
+  for (int i = 0; i < 12; ++i) full_cd_advance(f.sys, s, metronome_pose(f.rig.p0, 2, i));
+  const VectorXd p_next = metronome_pose(f.rig.p0, 2, 12);
+  double prev = full_cd_energy(f.sys, s.s, s.s, s.s_dot, s.p, s.p_dot, p_next);
+  for (int it = 1; it <= 10; ++it) {
+    const VectorXd u = full_cd_step(f.sys, s.s, s.s_dot, s.p, s.p_dot, p_next, it);
+    const double e = full_cd_energy(f.sys, u, s.s, s.s_dot, s.p, s.p_dot, p_next);
+    EXPECT_LE(e, prev * (1 + 1e-12)) << "iteration " << it;
+    prev = e;
+  }
+}
+
+TEST(FullCD, RigidRigMotionAtRestLeavesNoComplementaryDisplacement) {
+  const test::Small3D t;
+  const FullCD sys = full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0);
+  // A rotated and translated pose held still: p = p_next, zero velocities.
+  const Eigen::Matrix3d R = Eigen::AngleAxisd(0.7, Eigen::Vector3d(1, 2, 3).normalized()).toRotationMatrix();
+  MatrixXd A(3, 4);
+  A << R, Eigen::Vector3d(0.3, -1.0, 2.0);
+  const VectorXd p = A.reshaped();
+  const VectorXd zero = VectorXd::Zero(sys.state_dim());
+  const VectorXd u = full_cd_step(sys, zero, zero, p, VectorXd::Zero(12), p);
+  EXPECT_LT(u.cwiseAbs().maxCoeff(), 1e-10);
+}
+
+TEST(FullCD, ThreeDimensionalRolloutKeepsTheConstraint) {
+  const test::Small3D t;
+  const FullCD sys = full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0);
+  EXPECT_EQ(sys.constraint.rank, 12);
+  CDState s = full_cd_initial_state(sys);
+  const double Cn = MatrixXd(sys.constraint.C).norm();
+  for (int i = 0; i < 30; ++i) {
+    VectorXd p = metronome_pose(t.rig.p0, 3, i, 0.5, 20.0);
+    p(p.size() - 1) = 0.3 * std::sin(0.2 * i);  // move in z too
+    full_cd_advance(sys, s, p);
+    ASSERT_TRUE(s.s.allFinite());
+    if (s.s.norm() > 0) {
+      EXPECT_LE((sys.constraint.C * s.s).norm() / (Cn * s.s.norm()), 1e-10) << "step " << i;
+    }
+  }
+  EXPECT_GT(s.s.norm(), 1e-6);  // there is secondary motion
+}
+
+TEST(FullCD, RankDeficientRigIsReducedAndStillHolds) {
+  // Two identical bones (duplicated handle) plus a bone living only on the surface where
+  // D = 0: the constraint J^T M D has 36 rows but rank 12.
+  const test::Small3D t;
+  const Index n = t.m.X.rows();
+  MatrixXd Wb = MatrixXd::Zero(n, 3);
+  Wb.col(0).setConstant(0.5);
+  Wb.col(1).setConstant(0.5);
+  const VectorXd D = momentum_leak_field(t.m.X, t.m.T);
+  for (Index v = 0; v < n; ++v)
+    if (D(v) == 0.0) Wb(v, 2) = 1.0;
+  const SparseMatrix J = lbs_jacobian(t.m.X, Wb);
+  VectorXd p0 = VectorXd::Zero(36);
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < 3; ++i) p0(b * 12 + i * 3 + i) = 1.0;
+  // surface-only bone at identity too would double-count; keep it at zero (rest = J p0).
+  const FullCD sys = full_cd_precompute(t.m.X, t.m.T, J, p0);
+  EXPECT_EQ(sys.constraint.rank, 12);
+  CDState s = full_cd_initial_state(sys);
+  const double Cn = MatrixXd(sys.constraint.C).norm();
+  for (int i = 0; i < 15; ++i) {
+    VectorXd p = p0;
+    p(9) = 0.4 * std::sin(0.3 * i);  // translate bone 0
+    p(35) = 0.1 * std::sin(0.5 * i); // and the surface bone
+    full_cd_advance(sys, s, p);
+    ASSERT_TRUE(s.s.allFinite());
+    if (s.s.norm() > 0) {
+      EXPECT_LE((sys.constraint.C * s.s).norm() / (Cn * s.s.norm()), 1e-10);
+    }
+  }
+}
+
+TEST(FullCD, CollinearInteriorRankIsDetected) {
+  // 6 x 3 x 3 grid: every vertex with D > 0 lies on the centre line, so J^T M D of an affine
+  // handle (12 rows) has rank 6 (rotations about that line and stretches across it vanish).
+  const test::Small3D t(6, 3, 3);
+  const FullCD sys = full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0);
+  EXPECT_EQ(sys.constraint.rank, 6);
+  CDState s = full_cd_initial_state(sys);
+  const double Cn = MatrixXd(sys.constraint.C).norm();
+  for (int i = 0; i < 10; ++i) {
+    full_cd_advance(sys, s, metronome_pose(t.rig.p0, 3, i, 0.5, 20.0));
+    ASSERT_TRUE(s.s.allFinite());
+  }
+  EXPECT_LE((sys.constraint.C * s.s).norm() / (Cn * s.s.norm()), 1e-10);
+}
+
+TEST(FullCD, RejectsBadInput) {
+  const auto& f = beam_full();
+  CDOptions bad;
+  bad.h = -1;
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, bad); }, "time step h");
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, VectorXd::Zero(5)); }, "p0 has 5");
+  const VectorXd z = VectorXd::Zero(400);
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_step(f.sys, z, z, f.rig.p0, f.rig.p0, VectorXd::Zero(3)); }, "rig poses need 6");
+  VectorXd nan = z;
+  nan(3) = std::nan("");
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_step(f.sys, nan, z, f.rig.p0, f.rig.p0, f.rig.p0); }, "non-finite");
+}
+
+}  // namespace
+}  // namespace fastcd
