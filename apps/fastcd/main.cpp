@@ -1,9 +1,10 @@
-// fastcd command-line tool: thin verbs over the library.
+// fastcd command-line tool: thin verbs over the library. Errors become one line on stderr
+// and a non-zero exit code.
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 
-#include "fastcd/fastcd.hpp"
+#include "tutorial.hpp"
 
 namespace {
 constexpr const char* kVersion = "0.1.0";
@@ -13,9 +14,11 @@ int main(int argc, char** argv) {
   CLI::App app{"fastcd: complementary dynamics (full order and fast) on LBS rigs"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
-  app.add_subcommand("version", "print the version")->callback([] { std::cout << "fastcd " << kVersion << "\n"; });
+  fastcd::cli::register_tutorial(app);
   try {
-    CLI11_PARSE(app, argc, argv);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   } catch (const std::exception& e) {
     std::cerr << "fastcd: error: " << e.what() << "\n";
     return 1;
