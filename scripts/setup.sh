@@ -9,7 +9,7 @@ PACKAGES=(
   libeigen3-dev libspectra-dev libsuitesparse-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
-  pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest
+  pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
 )
 
 missing=()

@@ -145,7 +145,8 @@ int run_tutorial(const TutorialSettings& st) {
 
   // 2 - full order
   std::fprintf(stderr, "[2/6] full-order complementary dynamics\n");
-  auto full_adv = [&](CDState& c, const VectorXd& p) { full_cd_advance(s.full, c, p); };
+  FullCDWorkspace fws;
+  auto full_adv = [&](CDState& c, const VectorXd& p) { full_cd_advance(s.full, c, p, fws); };
   const Rollout full = roll_out(s.full, st, full_adv, [](const VectorXd& u) { return u; },
                                 full_cd_initial_state(s.full), "full-order roll-out");
   const double full_viol = *std::max_element(full.violation.begin(), full.violation.end());
@@ -196,7 +197,8 @@ int run_tutorial(const TutorialSettings& st) {
     for (int k = 0; k < 5; ++k) {
       const Solvers r = build(res[k][0], res[k][1], st);
       FastCDWorkspace w;
-      const double tf = bench(r.full, st, [&](CDState& c, const VectorXd& p) { full_cd_advance(r.full, c, p); },
+      FullCDWorkspace fw;
+      const double tf = bench(r.full, st, [&](CDState& c, const VectorXd& p) { full_cd_advance(r.full, c, p, fw); },
                               full_cd_initial_state(r.full));
       const double tr = bench(r.fast, st, [&](CDState& c, const VectorXd& p) { fast_cd_advance(r.fast, c, p, w); },
                               fast_cd_initial_state(r.fast));

@@ -67,57 +67,118 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   FASTCD_ENSURE(sys.Hr.info() == Eigen::Success, "reduced system matrix is not positive definite");
   sys.K = sys.Hr.solve(sys.GB.transpose());
   sys.S = sys.GB * sys.K;
+
+  // The iteration's own coordinates: P reads the rotation-relevant part of F, Q builds r.
+  MatrixXd P, Q;
+  const Index c = sys.clusters;
+  if (sys.dim == 2) {
+    P = MatrixXd::Zero(2 * c, 4 * c);
+    Q = MatrixXd::Zero(4 * c, 2 * c);
+    for (Index k = 0; k < c; ++k) {
+      P(2 * k, 4 * k) = P(2 * k, 4 * k + 3) = 1.0;  // F00 + F11
+      P(2 * k + 1, 4 * k + 2) = 1.0;                // F10 - F01
+      P(2 * k + 1, 4 * k + 1) = -1.0;
+      Q(4 * k, 2 * k) = Q(4 * k + 3, 2 * k) = 1.0;  // R = [c, -s; s, c]
+      Q(4 * k + 2, 2 * k + 1) = 1.0;
+      Q(4 * k + 1, 2 * k + 1) = -1.0;
+    }
+  } else {
+    P = MatrixXd::Identity(9 * c, 9 * c);
+    Q = P;
+  }
+  sys.Z_y = sys.Hr.solve(sys.BMB) / h2;
+  sys.Z_q = sys.Hr.solve(sys.BMJ) / h2;
+  sys.Z_p = sys.Hr.solve(sys.BLJ);
+  sys.Gf = P * sys.GB;
+  sys.GJf = P * sys.GJ;
+  sys.F_y = sys.Gf * sys.Z_y;
+  sys.F_q = sys.Gf * sys.Z_q;
+  sys.F_p = sys.GJf - sys.Gf * sys.Z_p;
+  sys.Sf = P * sys.S * Q;
+  sys.Kf = sys.K * Q;
   return sys;
 }
+
+namespace {
+
+/// Local step on the iteration's coordinates: 2D (x, y) -> (cos, sin); 3D F -> R.
+template <int dim>
+void local_rotations(const VectorXd& F, VectorXd& r) {
+  if constexpr (dim == 2) {
+    const Index c = F.size() / 2;
+    for (Index k = 0; k < c; ++k) {
+      const double x = F(2 * k), y = F(2 * k + 1), n2 = x * x + y * y;
+      if (n2 > 0) {
+        const double inv = 1.0 / std::sqrt(n2);
+        r(2 * k) = x * inv;
+        r(2 * k + 1) = y * inv;
+      } else {
+        r(2 * k) = 1.0;
+        r(2 * k + 1) = 0.0;
+      }
+    }
+  } else {
+    detail::polar_rotations_unchecked<3>(F.data(), F.size() / 9, r.data());
+  }
+}
+
+template <int dim>
+void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
+             const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+             const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, FastCDWorkspace& ws, int iters) {
+  const double h = sys.options.h;
+  const Index m = sys.state_dim(), np = sys.J.cols(), nf = sys.Sf.rows();
+  ws.q.resize(np);
+  ws.z0.resize(m);
+  ws.zprev.resize(m);
+  ws.F0.resize(nf);
+  ws.F.resize(nf);
+  ws.r.resize(nf);
+  ws.zprev = z + h * z_dot;  // y
+  ws.q = p_next - p - h * p_dot;
+  ws.z0.noalias() = sys.Z_y * ws.zprev;
+  ws.z0.noalias() -= sys.Z_q * ws.q;
+  ws.z0.noalias() -= sys.Z_p * p_next;
+  ws.F0.noalias() = sys.F_y * ws.zprev;
+  ws.F0.noalias() -= sys.F_q * ws.q;
+  ws.F0.noalias() += sys.F_p * p_next;
+  ws.F.noalias() = sys.Gf * z;
+  ws.F.noalias() += sys.GJf * p_next;
+  z_out = z;
+  const bool check = sys.options.tolerance > 0;
+  for (int it = 0; it < iters; ++it) {
+    local_rotations<dim>(ws.F, ws.r);
+    if (check) {
+      ws.zprev = z_out;
+      z_out = ws.z0;
+      z_out.noalias() += sys.Kf * ws.r;
+      if ((z_out - ws.zprev).norm() < sys.options.tolerance) return;
+    }
+    if (it + 1 < iters) {
+      ws.F = ws.F0;
+      ws.F.noalias() += sys.Sf * ws.r;
+    }
+  }
+  if (iters > 0 && !check) {
+    z_out = ws.z0;
+    z_out.noalias() += sys.Kf * ws.r;
+  }
+}
+
+}  // namespace
 
 void fast_cd_step(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
                   const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
                   const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, FastCDWorkspace& ws,
                   int iterations) {
-  const Index m = sys.state_dim(), np = sys.J.cols(), nf = sys.GB.rows();
+  const Index m = sys.state_dim(), np = sys.J.cols();
   FASTCD_CHECK(z.size() == m && z_dot.size() == m && z_out.size() == m, "z, z_dot and the output need ", m,
                " entries, got ", z.size(), ", ", z_dot.size(), ", ", z_out.size());
   FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np,
                " entries, got ", p.size(), ", ", p_dot.size(), ", ", p_next.size());
   const int iters = iterations < 0 ? sys.options.iterations : iterations;
-  const double h = sys.options.h, h2 = h * h;
-  ws.c0.resize(m);
-  ws.z0.resize(m);
-  ws.F0.resize(nf);
-  ws.F.resize(nf);
-  ws.r.resize(nf);
-  // c0 = BMB y / h^2 - BMJ q / h^2 - BLJ p_next, y = z + h z_dot, q = p_next - p - h p_dot.
-  ws.z0 = z + h * z_dot;
-  ws.c0.noalias() = sys.BMB * ws.z0;
-  ws.r.head(np) = p_next - p - h * p_dot;  // r as scratch for q
-  ws.c0.noalias() -= sys.BMJ * ws.r.head(np);
-  ws.c0 /= h2;
-  ws.c0.noalias() -= sys.BLJ * p_next;
-  // z0 = Hr^{-1} c0; F0 = GB z0 + GJ p_next; the first local step sees the warm start z.
-  ws.z0 = ws.c0;
-  sys.Hr.solveInPlace(ws.z0);
-  ws.F0.noalias() = sys.GJ * p_next;
-  ws.F.noalias() = sys.GB * z;
-  ws.F += ws.F0;
-  ws.F0.noalias() += sys.GB * ws.z0;
-  z_out = z;
-  for (int it = 0; it < iters; ++it) {
-    polar_rotations(ws.F, sys.dim, ws.r);
-    if (it + 1 < iters || sys.options.tolerance > 0) {
-      ws.F = ws.F0;
-      ws.F.noalias() += sys.S * ws.r;
-    }
-    if (sys.options.tolerance > 0) {
-      ws.c0 = z_out;  // previous iterate
-      z_out = ws.z0;
-      z_out.noalias() += sys.K * ws.r;
-      if ((z_out - ws.c0).norm() < sys.options.tolerance) return;
-    }
-  }
-  if (iters > 0 && sys.options.tolerance == 0) {
-    z_out = ws.z0;
-    z_out.noalias() += sys.K * ws.r;
-  }
+  if (sys.dim == 2) iterate<2>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
+  else iterate<3>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
 }
 
 VectorXd fast_cd_step(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,

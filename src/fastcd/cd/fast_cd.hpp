@@ -13,6 +13,8 @@ namespace fastcd {
 /// GB = (P mu vol (x) I) G B (per-cluster deformation of the modes), Hr = B^T (L + M/h^2) B,
 /// K = Hr^{-1} GB^T and S = GB K, one iteration is F <- F0 + S r, r = polar(F) per cluster,
 /// and z = z0 + K r at the end — exactly the seed's iteration, without touching the mesh.
+/// In 2D the closest rotation of F depends only on (F00 + F11, F10 - F01) and is described by
+/// (cos, sin), so the iteration runs on 2 numbers per cluster instead of 4 (Sf = P S Q).
 struct FastCD {
   Index dim = 0, n_vertices = 0;
   CDOptions options;
@@ -31,7 +33,12 @@ struct FastCD {
   MatrixXd GB, GJ;            ///< c*dim^2 x m, c*dim^2 x #p
   MatrixXd BMB, BMJ, BLJ;     ///< m x m, m x #p, m x #p
   Eigen::LLT<MatrixXd> Hr;    ///< B^T L B + B^T M B / h^2
-  MatrixXd K, S;              ///< folded iteration operators
+  MatrixXd K, S;              ///< folded iteration operators (F space)
+  // The iteration as run by fast_cd_step, on nf numbers per cluster (2D: 2, 3D: 9):
+  MatrixXd Z_y, Z_q, Z_p;     ///< z0 = Z_y y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
+  MatrixXd F_y, F_q, F_p;     ///< F0 = F_y y - F_q q + F_p p_next
+  MatrixXd Gf, GJf;           ///< F(z) = Gf z + GJf p_next (warm start)
+  MatrixXd Sf, Kf;            ///< F <- F0 + Sf r,  z = z0 + Kf r
   double structural_residual = 0.0;  ///< ||C B||_F / (||C||_F ||B||_F)
   Index state_dim() const { return B.cols(); }
   Index n_rot() const { return clusters; }
@@ -39,7 +46,7 @@ struct FastCD {
 
 /// Scratch space for `fast_cd_step`, so that stepping allocates nothing.
 struct FastCDWorkspace {
-  VectorXd c0, z0, F0, F, r;
+  VectorXd q, z0, F0, F, r, zprev;
 };
 
 FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,

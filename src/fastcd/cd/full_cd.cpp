@@ -54,6 +54,7 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.constraint = complementarity_constraint(J, sys.op.Mv, sys.D, sys.dim, options.constraint_rtol);
   sys.H = SparseMatrix(sys.op.L + sys.op.Mv / (options.h * options.h));
   sys.H_factor.compute(sys.H, options.backend, sys.dim);
+  sys.GtAMue = SparseMatrix(sys.op.G.transpose() * sys.op.AMue);
   if (sys.constraint.rank > 0) {
     sys.Y = sys.H_factor.solve(sys.constraint.basis.transpose());
     sys.schur.compute(sys.constraint.basis * sys.Y);
@@ -62,25 +63,57 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   return sys;
 }
 
+void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+                  const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                  const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> u, FullCDWorkspace& ws,
+                  int iterations) {
+  check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
+  FASTCD_CHECK(u.size() == sys.state_dim(), "output has ", u.size(), " entries, expected ", sys.state_dim());
+  const int iters = iterations < 0 ? sys.options.iterations : iterations;
+  const double h = sys.options.h;
+  const Index n = sys.state_dim(), nf = sys.op.G.rows();
+  ws.Jp.resize(n);
+  ws.yhat.resize(n);
+  ws.b0.resize(n);
+  ws.x.resize(n);
+  ws.F.resize(nf);
+  ws.R.resize(nf);
+  ws.b.resize(n);
+  ws.u_prev.resize(n);
+  // Constant parts: b0 = Mv yhat / h^2 - L J p+,  yhat = uc + h uc_dot - J (p+ - p - h p_dot).
+  ws.Jp.noalias() = sys.J * p_next;
+  ws.yhat = uc + h * uc_dot;
+  ws.yhat.noalias() -= sys.J * (p_next - p - h * p_dot);
+  ws.b0.noalias() = sys.op.Mv * ws.yhat;
+  ws.b0 /= h * h;
+  ws.b0.noalias() -= sys.op.L * ws.Jp;
+  u = uc;
+  for (int it = 0; it < iters; ++it) {
+    // local: closest rotation per element
+    ws.x = ws.Jp + u;
+    ws.F.noalias() = sys.op.G * ws.x;
+    sys.dim == 2 ? detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data())
+                 : detail::polar_rotations_unchecked<3>(ws.F.data(), nf / 9, ws.R.data());
+    // global: constrained solve u = H^{-1} b - Y S^{-1} Cb H^{-1} b
+    ws.b = ws.b0;
+    ws.b.noalias() += sys.GtAMue * ws.R;
+    ws.u_prev = u;
+    sys.H_factor.solve(ws.b, u);
+    if (sys.constraint.rank > 0) {
+      ws.lambda.noalias() = sys.constraint.basis * u;
+      sys.schur.solveInPlace(ws.lambda);
+      u.noalias() -= sys.Y * ws.lambda;
+    }
+    if (sys.options.tolerance > 0 && (u - ws.u_prev).norm() < sys.options.tolerance) break;
+  }
+}
+
 VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
                       const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
                       const Eigen::Ref<const VectorXd>& p_next, int iterations) {
-  check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
-  const int iters = iterations < 0 ? sys.options.iterations : iterations;
-  const StepTerms t = step_terms(sys, uc, uc_dot, p, p_dot, p_next);
-  VectorXd u = uc, u_prev(u.size()), F(sys.op.G.rows()), R(sys.op.G.rows()), b(u.size());
-  for (int it = 0; it < iters; ++it) {
-    // local: closest rotation per element
-    F.noalias() = sys.op.G * (t.Jp + u);
-    polar_rotations(F, sys.dim, R);
-    // global: constrained solve
-    b = t.b0;
-    b.noalias() += sys.op.G.transpose() * (sys.op.AMue * R);
-    u_prev.swap(u);
-    sys.H_factor.solve(b, u);
-    if (sys.constraint.rank > 0) u.noalias() -= sys.Y * sys.schur.solve(sys.constraint.basis * u);
-    if (sys.options.tolerance > 0 && (u - u_prev).norm() < sys.options.tolerance) break;
-  }
+  FullCDWorkspace ws;
+  VectorXd u(sys.state_dim());
+  full_cd_step(sys, uc, uc_dot, p, p_dot, p_next, u, ws, iterations);
   return u;
 }
 
@@ -94,7 +127,13 @@ CDState full_cd_initial_state(const FullCD& sys) {
 }
 
 void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next) {
-  VectorXd s_new = full_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next);
+  FullCDWorkspace ws;
+  full_cd_advance(sys, state, p_next, ws);
+}
+
+void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws) {
+  VectorXd s_new(sys.state_dim());
+  full_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, s_new, ws);
   const double h = sys.options.h;
   state.s_dot = (s_new - state.s) / h;
   state.p_dot = (p_next - state.p) / h;

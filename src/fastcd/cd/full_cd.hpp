@@ -25,6 +25,7 @@ struct FullCD {
   VectorXd D;                          ///< #V leak field
   ComplementarityConstraint constraint;
   SparseMatrix H;                      ///< L + Mv / h^2
+  SparseMatrix GtAMue;                 ///< G^T AMue (the elastic right-hand side operator)
   SparseCholesky H_factor;
   MatrixXd Y;                          ///< H^{-1} basis^T
   Eigen::LLT<MatrixXd> schur;          ///< basis H^{-1} basis^T
@@ -40,6 +41,17 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
                           const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
                           const CDOptions& options = {});
 
+/// Scratch space for full_cd_step (sized on first use, reused afterwards).
+struct FullCDWorkspace {
+  VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda;
+};
+
+/// The seed's FullCD.step into u_out, reusing `ws`.
+void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+                  const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                  const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> u_out, FullCDWorkspace& ws,
+                  int iterations = -1);
+
 /// The seed's FullCD.step: returns u_c after one backward-Euler step from (uc, uc_dot) while
 /// the rig moves from p (velocity p_dot) to p_next. `iterations` < 0 uses the options'.
 VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
@@ -53,6 +65,7 @@ CDState full_cd_initial_state(const FullCD& sys);
 /// Steps `state` to rig pose p_next, updating velocities by finite differences (as the seed's
 /// roll-out does).
 void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next);
+void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws);
 
 /// Vertex positions J p + u_c (#V x dim) of a state.
 MatrixXd full_cd_positions(const FullCD& sys, const CDState& state);

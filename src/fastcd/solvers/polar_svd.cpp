@@ -43,16 +43,47 @@ void check_batch(const Eigen::Ref<const VectorXd>& F, const char* where) {
 }
 }  // namespace
 
+namespace detail {
+
+template <>
+void polar_rotations_unchecked<2>(const double* F, Index count, double* R) {
+#pragma omp parallel for if (count > 8192) schedule(static)
+  for (Index e = 0; e < count; ++e) {
+    const double* f = F + 4 * e;
+    const double x = f[0] + f[3], y = f[2] - f[1];
+    const double r2 = x * x + y * y;
+    double c = 1.0, s = 0.0;
+    if (r2 > 0) {
+      const double inv = 1.0 / std::sqrt(r2);
+      c = x * inv;
+      s = y * inv;
+    }
+    double* o = R + 4 * e;
+    o[0] = c;
+    o[1] = -s;
+    o[2] = s;
+    o[3] = c;
+  }
+}
+
+template <>
+void polar_rotations_unchecked<3>(const double* F, Index count, double* R) {
+  using Mat = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
+#pragma omp parallel for if (count > 2048) schedule(static)
+  for (Index e = 0; e < count; ++e) {
+    Eigen::Matrix3d Fe = Eigen::Map<const Mat>(F + 9 * e), Re;
+    polar_svd<3>(Fe, Re);
+    Eigen::Map<Mat>(R + 9 * e) = Re;
+  }
+}
+
+}  // namespace detail
+
 void polar_rotations(const Eigen::Ref<const VectorXd>& F, Index dim, VectorXd& R) {
   detail::dispatch_dim(dim, "polar_rotations", [&]<int d>() {
     check_batch<d>(F, "polar_rotations");
     R.resize(F.size());
-    using Mat = Eigen::Matrix<double, d, d, Eigen::RowMajor>;
-    for (Index e = 0; e < F.size() / (d * d); ++e) {
-      Eigen::Matrix<double, d, d> Fe = Eigen::Map<const Mat>(F.data() + e * d * d), Re;
-      polar_svd<d>(Fe, Re);
-      Eigen::Map<Mat>(R.data() + e * d * d) = Re;
-    }
+    detail::polar_rotations_unchecked<d>(F.data(), F.size() / (d * d), R.data());
   });
 }
 

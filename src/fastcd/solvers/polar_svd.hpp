@@ -32,4 +32,12 @@ PolarDecomposition polar_svd(const Eigen::Ref<const VectorXd>& F, Index dim);
 /// Rotations only, written into R (resized). No allocation when R already has F's size.
 void polar_rotations(const Eigen::Ref<const VectorXd>& F, Index dim, VectorXd& R);
 
+namespace detail {
+/// Solver kernel: closest rotations of `count` row-major dim x dim matrices, no checks.
+/// Parallel (OpenMP) above a few thousand matrices; each result depends only on its own input,
+/// so the output is independent of the thread count.
+template <int dim>
+void polar_rotations_unchecked(const double* F, Index count, double* R);
+}  // namespace detail
+
 }  // namespace fastcd

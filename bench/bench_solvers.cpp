@@ -1,0 +1,124 @@
+// Google Benchmark suite for the complementary-dynamics solvers: per-step cost of full order
+// and fast order over the seed's resolution sweep, plus the pieces of a full-order step.
+#include <benchmark/benchmark.h>
+
+#include "fastcd/fastcd.hpp"
+
+namespace {
+
+using namespace fastcd;
+
+struct BeamCase {
+  Mesh mesh;
+  Rig rig;
+  explicit BeamCase(int w, int h) : mesh(beam(w, h)) {
+    rig = affine_handle_rig(mesh.X, kron_identity(massmatrix(mesh.X, mesh.T, 1e3), 2));
+  }
+};
+
+const int kSweep[5][2] = {{40, 5}, {70, 7}, {100, 8}, {140, 9}, {180, 10}};
+
+template <class Sys, class Advance, class Init>
+void run_steps(benchmark::State& state, const Sys& sys, Advance advance, Init init) {
+  CDState s = init(sys);
+  int i = 0;
+  for (int w = 0; w < 10; ++w) advance(s, metronome_pose(sys.p0, sys.dim, i++));  // warm-up
+  for (auto _ : state) {
+    advance(s, metronome_pose(sys.p0, sys.dim, i++));
+    benchmark::DoNotOptimize(s.s.data());
+  }
+  state.counters["vertices"] = double(sys.J.rows() / sys.dim);
+}
+
+void BM_FullStepBeam(benchmark::State& state) {
+  const auto& r = kSweep[state.range(0)];
+  const BeamCase c(r[0], r[1]);
+  const FullCD sys = full_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0);
+  FullCDWorkspace ws;
+  run_steps(state, sys, [&](CDState& s, const VectorXd& p) { full_cd_advance(sys, s, p, ws); }, full_cd_initial_state);
+}
+BENCHMARK(BM_FullStepBeam)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+
+void BM_FastStepBeam(benchmark::State& state) {
+  const auto& r = kSweep[state.range(0)];
+  const BeamCase c(r[0], r[1]);
+  const FastCD sys = fast_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0);
+  FastCDWorkspace ws;
+  run_steps(state, sys, [&](CDState& s, const VectorXd& p) { fast_cd_advance(sys, s, p, ws); }, fast_cd_initial_state);
+}
+BENCHMARK(BM_FastStepBeam)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+
+void BM_FastLiftBeam(benchmark::State& state) {
+  const auto& r = kSweep[state.range(0)];
+  const BeamCase c(r[0], r[1]);
+  const FastCD sys = fast_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0);
+  const VectorXd z = VectorXd::Random(sys.state_dim());
+  VectorXd u(sys.B.rows());
+  for (auto _ : state) {
+    u.noalias() = sys.B * z;
+    benchmark::DoNotOptimize(u.data());
+  }
+}
+BENCHMARK(BM_FastLiftBeam)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+
+void BM_FullPrecomputeBeam(benchmark::State& state) {
+  const auto& r = kSweep[state.range(0)];
+  const BeamCase c(r[0], r[1]);
+  for (auto _ : state) benchmark::DoNotOptimize(full_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0).Y.data());
+}
+BENCHMARK(BM_FullPrecomputeBeam)->Arg(0)->Arg(4)->Unit(benchmark::kMillisecond);
+
+void BM_FastPrecomputeBeam(benchmark::State& state) {
+  const auto& r = kSweep[state.range(0)];
+  const BeamCase c(r[0], r[1]);
+  for (auto _ : state) benchmark::DoNotOptimize(fast_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0).K.data());
+}
+BENCHMARK(BM_FastPrecomputeBeam)->Arg(0)->Arg(4)->Unit(benchmark::kMillisecond);
+
+// Pieces of one full-order iteration on the tutorial beam.
+struct FullPieces {
+  BeamCase c{40, 5};
+  FullCD sys = full_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0);
+  VectorXd u = VectorXd::Random(sys.state_dim()), F = VectorXd(sys.op.G.rows()), R = VectorXd(sys.op.G.rows());
+};
+
+void BM_FullPieceDeformation(benchmark::State& state) {
+  FullPieces f;
+  for (auto _ : state) {
+    f.F.noalias() = f.sys.op.G * f.u;
+    benchmark::DoNotOptimize(f.F.data());
+  }
+}
+BENCHMARK(BM_FullPieceDeformation)->Unit(benchmark::kMicrosecond);
+
+void BM_FullPieceRotations(benchmark::State& state) {
+  FullPieces f;
+  f.F.setRandom();
+  for (auto _ : state) {
+    detail::polar_rotations_unchecked<2>(f.F.data(), f.F.size() / 4, f.R.data());
+    benchmark::DoNotOptimize(f.R.data());
+  }
+}
+BENCHMARK(BM_FullPieceRotations)->Unit(benchmark::kMicrosecond);
+
+void BM_FullPieceElasticRhs(benchmark::State& state) {
+  FullPieces f;
+  f.R.setRandom();
+  for (auto _ : state) {
+    f.u.noalias() = f.sys.GtAMue * f.R;
+    benchmark::DoNotOptimize(f.u.data());
+  }
+}
+BENCHMARK(BM_FullPieceElasticRhs)->Unit(benchmark::kMicrosecond);
+
+void BM_FullPieceSolve(benchmark::State& state) {
+  FullPieces f;
+  VectorXd b = VectorXd::Random(f.sys.state_dim());
+  for (auto _ : state) {
+    f.sys.H_factor.solve(b, f.u);
+    benchmark::DoNotOptimize(f.u.data());
+  }
+}
+BENCHMARK(BM_FullPieceSolve)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,50 @@
+// The fast step must not allocate once its workspace is sized. This test binary replaces the
+// global operator new to count allocations (a separate executable, so no other test is affected).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "fastcd/fastcd.hpp"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}
+
+void* operator new(std::size_t n) {
+  ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace fastcd {
+namespace {
+
+TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
+  for (int dim : {2, 3}) {
+    const Mesh m = dim == 2 ? beam() : tetrahedralized_grid(5, 3, 3);
+    const SparseMatrix Mv = kron_identity(massmatrix(m.X, m.T, 1e3), dim);
+    const Rig rig = affine_handle_rig(m.X, Mv);
+    CDOptions o;
+    o.modes = dim == 2 ? 10 : 4;
+    o.clusters = dim == 2 ? 20 : 6;
+    const FastCD sys = fast_cd_precompute(m.X, m.T, rig.J, rig.p0, o);
+    FastCDWorkspace ws;
+    VectorXd z = VectorXd::Zero(sys.state_dim()), z_dot = z, z_out = z;
+    VectorXd p = rig.p0, p_dot = VectorXd::Zero(p.size()), p_next = metronome_pose(rig.p0, dim, 1);
+    fast_cd_step(sys, z, z_dot, p, p_dot, p_next, z_out, ws);  // sizes the workspace
+    const long before = g_allocations.load();
+    for (int i = 0; i < 20; ++i) {
+      fast_cd_step(sys, z, z_dot, p, p_dot, p_next, z_out, ws);
+      z = z_out;
+    }
+    EXPECT_EQ(g_allocations.load() - before, 0) << dim << "D";
+    EXPECT_TRUE(z.allFinite());
+  }
+}
+
+}  // namespace
+}  // namespace fastcd
