@@ -2,6 +2,8 @@
 
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
+#include "fastcd/geometry/dirichlet_laplacian.hpp"
+#include "fastcd/geometry/massmatrix.hpp"
 #include "fastcd/solvers/polar_svd.hpp"
 
 namespace fastcd {
@@ -52,11 +54,14 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.op = elastic_operators(X, T, options.ym, options.pr, options.rho);
   sys.D = momentum_leak_field(X, T, options.leak);
   sys.constraint = complementarity_constraint(J, sys.op.Mv, sys.D, sys.dim, options.constraint_rtol);
-  sys.H = SparseMatrix(sys.op.L + sys.op.Mv / (options.h * options.h));
-  sys.H_factor.compute(sys.H, options.backend, sys.dim);
+  sys.Hs = SparseMatrix(dirichlet_laplacian(X, T, sys.op.mu) + massmatrix(X, T, options.rho) / (options.h * options.h));
+  sys.H_factor.compute(sys.Hs, sys.dim, options.backend);
   sys.GtAMue = SparseMatrix(sys.op.G.transpose() * sys.op.AMue);
   if (sys.constraint.rank > 0) {
-    sys.Y = sys.H_factor.solve(sys.constraint.basis.transpose());
+    const MatrixXd Ct = sys.constraint.basis.transpose();
+    sys.Y.resize(Ct.rows(), Ct.cols());
+    VectorXd scratch(Ct.rows());
+    for (Index k = 0; k < Ct.cols(); ++k) sys.H_factor.solve(Ct.col(k).data(), sys.Y.col(k).data(), scratch.data());
     sys.schur.compute(sys.constraint.basis * sys.Y);
     FASTCD_ENSURE(sys.schur.info() == Eigen::Success, "constraint Schur complement is not positive definite");
   }
@@ -80,6 +85,7 @@ void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const
   ws.R.resize(nf);
   ws.b.resize(n);
   ws.u_prev.resize(n);
+  ws.scratch.resize(n);
   // Constant parts: b0 = Mv yhat / h^2 - L J p+,  yhat = uc + h uc_dot - J (p+ - p - h p_dot).
   ws.Jp.noalias() = sys.J * p_next;
   ws.yhat = uc + h * uc_dot;
@@ -98,7 +104,7 @@ void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const
     ws.b = ws.b0;
     ws.b.noalias() += sys.GtAMue * ws.R;
     ws.u_prev = u;
-    sys.H_factor.solve(ws.b, u);
+    sys.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
     if (sys.constraint.rank > 0) {
       ws.lambda.noalias() = sys.constraint.basis * u;
       sys.schur.solveInPlace(ws.lambda);

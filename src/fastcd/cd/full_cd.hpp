@@ -6,6 +6,7 @@
 #include "fastcd/cd/complementarity.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
+#include "fastcd/solvers/kron_cholesky.hpp"
 
 namespace fastcd {
 
@@ -13,7 +14,7 @@ namespace fastcd {
 ///
 /// Global step: minimise 1/(2h^2) ||u - y + J q||_M^2 + sum_e mu vol_e/2 ||F_e(J p+ + u) - R_e||^2
 /// subject to C u = 0. Instead of factoring the indefinite KKT matrix, H = L + M/h^2 is
-/// factorised once (sparse Cholesky), with Y = H^{-1} Cb^T and the small SPD Schur complement
+/// factorised once (sparse Cholesky of its scalar block Hs, since H = kron(Hs, I_dim)), with Y = H^{-1} Cb^T and the small SPD Schur complement
 /// S = Cb Y over an orthonormal basis Cb of C's row space; a solve is u0 = H^{-1} b,
 /// u = u0 - Y S^{-1} (Cb u0).
 struct FullCD {
@@ -24,9 +25,9 @@ struct FullCD {
   VectorXd p0;
   VectorXd D;                          ///< #V leak field
   ComplementarityConstraint constraint;
-  SparseMatrix H;                      ///< L + Mv / h^2
+  SparseMatrix Hs;                     ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
   SparseMatrix GtAMue;                 ///< G^T AMue (the elastic right-hand side operator)
-  SparseCholesky H_factor;
+  KronCholesky H_factor;               ///< factor of Hs, solving with H on interleaved vectors
   MatrixXd Y;                          ///< H^{-1} basis^T
   Eigen::LLT<MatrixXd> schur;          ///< basis H^{-1} basis^T
   Index n_rot() const { return op.vol.size(); }
@@ -43,7 +44,7 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
 
 /// Scratch space for full_cd_step (sized on first use, reused afterwards).
 struct FullCDWorkspace {
-  VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda;
+  VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda, scratch;
 };
 
 /// The seed's FullCD.step into u_out, reusing `ws`.
