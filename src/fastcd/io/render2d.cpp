@@ -1,23 +1,14 @@
 #include "fastcd/io/render2d.hpp"
 
-#include "fastcd/io/atomic_file.hpp"
+#include "fastcd/io/render_internal.hpp"
 
 #include <cairo.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <bit>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,9 +16,9 @@
 #include <stdexcept>
 #include <utility>
 
-extern char** environ;
-
 namespace fastcd::viz {
+
+using namespace detail;  // shared Cairo / text / ffmpeg helpers (render_internal.hpp)
 
 // tab20 (matplotlib/_cm.py, _tab20_data).
 const std::array<Rgb, 20> kTab20 = {{
@@ -55,20 +46,10 @@ const std::array<Rgb, 20> kTab20 = {{
 
 namespace {
 
-// ======================================================================
-// Small utilities
-// ======================================================================
-
-constexpr Rgb kBlack{0, 0, 0};
-constexpr Rgb kWhite{1, 1, 1};
-constexpr Rgb grey(double v) { return {v, v, v}; }
-
 // Matplotlib default rc values (points unless noted).
 constexpr double kTickLabelSize = 10;   // xtick/ytick.labelsize "medium"
-constexpr double kAxesTitleSize = 12;   // axes.titlesize "large"
 constexpr double kLabelSize = 10;       // axes.labelsize "medium"
 constexpr double kLegendSize = 10;      // legend.fontsize "medium"
-constexpr double kSuptitleSize = 14;    // a bit larger than the axes titles
 constexpr double kMajorTickLen = 3.5, kMajorTickWidth = 0.8;
 constexpr double kMinorTickLen = 2.0, kMinorTickWidth = 0.6;
 constexpr double kTickPad = 3.5;
@@ -77,171 +58,12 @@ constexpr double kTitlePad = 6.0;
 constexpr double kLabelPad = 4.0;
 constexpr double kGridWidth = 0.8;
 constexpr Rgb kGridColor = grey(0.9);
-const char* const kFontFamily = "DejaVu Sans";
 const char* const kMinus = "\xe2\x88\x92";  // U+2212, as matplotlib uses for tick labels
 
 std::string with_unicode_minus(std::string s) {
   if (!s.empty() && s[0] == '-') s.replace(0, 1, kMinus);
   return s;
 }
-
-struct SurfaceDeleter {
-  void operator()(cairo_surface_t* s) const { cairo_surface_destroy(s); }
-};
-struct ContextDeleter {
-  void operator()(cairo_t* c) const { cairo_destroy(c); }
-};
-using SurfacePtr = std::unique_ptr<cairo_surface_t, SurfaceDeleter>;
-using ContextPtr = std::unique_ptr<cairo_t, ContextDeleter>;
-
-SurfacePtr make_surface(int w, int h) {
-  SurfacePtr s(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
-  if (cairo_surface_status(s.get()) != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error("cairo: cannot create a " + std::to_string(w) + "x" +
-                             std::to_string(h) + " image: " +
-                             cairo_status_to_string(cairo_surface_status(s.get())));
-  return s;
-}
-
-ContextPtr make_context(cairo_surface_t* s) {
-  ContextPtr c(cairo_create(s));
-  if (cairo_status(c.get()) != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cairo: cannot create a context: ") +
-                             cairo_status_to_string(cairo_status(c.get())));
-  return c;
-}
-
-void set_color(cairo_t* cr, Rgb c, double alpha = 1.0) {
-  if (alpha >= 1.0)
-    cairo_set_source_rgb(cr, c.r, c.g, c.b);
-  else
-    cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha);
-}
-
-// Even pixel size (yuv420p needs even dimensions).
-int even_pixels(double v) {
-  int n = static_cast<int>(std::lround(v));
-  if (n < 2) n = 2;
-  return n + (n & 1);
-}
-
-// ======================================================================
-// Text
-// ======================================================================
-
-// A text label, optionally followed by a superscript (for "10^k").
-struct Label {
-  std::string text;
-  std::string sup;
-  bool empty() const { return text.empty() && sup.empty(); }
-};
-
-enum class HA { Left, Center, Right };
-enum class VA { Top, Center, Baseline, Bottom, CenterBaseline };
-
-class Painter {
- public:
-  Painter(cairo_t* cr, double dpi) : cr_(cr), dpi_(dpi) {
-    cairo_select_font_face(cr_, kFontFamily, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_font_options_t* fo = cairo_font_options_create();
-    cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
-    cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
-    cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
-    cairo_set_font_options(cr_, fo);
-    cairo_font_options_destroy(fo);
-  }
-
-  cairo_t* cr() const { return cr_; }
-  double dpi() const { return dpi_; }
-  /// Points to pixels.
-  double pt(double points) const { return points * dpi_ / 72.0; }
-
-  struct Box {
-    double width = 0, ascent = 0, descent = 0;
-    double height() const { return ascent + descent; }
-  };
-
-  /// Layout box like matplotlib's: width of the string, ascent/descent of "lp".
-  Box measure(const Label& l, double size_pt) {
-    Box b;
-    const double px = pt(size_pt);
-    const LineMetrics& m = line_metrics(px);
-    b.ascent = m.ascent;
-    b.descent = m.descent;
-    b.width = advance(l.text, px);
-    if (!l.sup.empty()) {
-      const double spx = px * kSupScale;
-      b.width += advance(l.sup, spx);
-      b.ascent = std::max(b.ascent, px * kSupRise + line_metrics(spx).ascent);
-    }
-    return b;
-  }
-
-  /// Draws `l` anchored at (x, y) with the given alignment; if `vertical`,
-  /// the text is rotated by 90 degrees counter-clockwise about the anchor
-  /// (alignment is then in the text's own frame).
-  void text(const Label& l, double x, double y, double size_pt, HA ha, VA va, Rgb color = kBlack,
-            bool vertical = false) {
-    if (l.empty()) return;
-    const Box b = measure(l, size_pt);
-    const double px = pt(size_pt);
-    double x0 = 0;
-    if (ha == HA::Center) x0 = -b.width / 2;
-    if (ha == HA::Right) x0 = -b.width;
-    double base = 0;
-    switch (va) {
-      case VA::Top: base = b.ascent; break;
-      case VA::Bottom: base = -b.descent; break;
-      case VA::Center: base = (b.ascent - b.descent) / 2; break;
-      case VA::CenterBaseline: base = b.ascent / 2; break;
-      case VA::Baseline: base = 0; break;
-    }
-    cairo_save(cr_);
-    cairo_translate(cr_, x, y);
-    if (vertical) cairo_rotate(cr_, -std::numbers::pi / 2);
-    set_color(cr_, color);
-    cairo_set_font_size(cr_, px);
-    cairo_move_to(cr_, x0, base);
-    cairo_show_text(cr_, l.text.c_str());
-    if (!l.sup.empty()) {
-      const double spx = px * kSupScale;
-      cairo_move_to(cr_, x0 + advance(l.text, px), base - px * kSupRise);
-      cairo_set_font_size(cr_, spx);
-      cairo_show_text(cr_, l.sup.c_str());
-    }
-    cairo_restore(cr_);
-  }
-
- private:
-  static constexpr double kSupScale = 0.7;
-  static constexpr double kSupRise = 0.42;
-
-  struct LineMetrics {
-    double ascent, descent;
-  };
-
-  const LineMetrics& line_metrics(double px) {
-    auto it = metrics_.find(px);
-    if (it != metrics_.end()) return it->second;
-    cairo_set_font_size(cr_, px);
-    cairo_text_extents_t e;
-    cairo_text_extents(cr_, "lp", &e);
-    LineMetrics m{-e.y_bearing, e.height + e.y_bearing};
-    return metrics_.emplace(px, m).first->second;
-  }
-
-  double advance(const std::string& s, double px) {
-    if (s.empty()) return 0;
-    cairo_set_font_size(cr_, px);
-    cairo_text_extents_t e;
-    cairo_text_extents(cr_, s.c_str(), &e);
-    return e.x_advance;
-  }
-
-  cairo_t* cr_;
-  double dpi_;
-  std::map<double, LineMetrics> metrics_;
-};
 
 // ======================================================================
 // Scales, locators, formatters
@@ -569,15 +391,6 @@ void draw_decorations(Painter& P, const Axes& ax) {
   }
 }
 
-void write_png(cairo_surface_t* surface, const std::string& path) {
-  fastcd::io::write_file_atomically(path, [&](const std::string& tmp) {
-    cairo_surface_flush(surface);
-    const cairo_status_t st = cairo_surface_write_to_png(surface, tmp.c_str());
-    if (st != CAIRO_STATUS_SUCCESS)
-      throw std::runtime_error("cannot write PNG '" + path + "': " + cairo_status_to_string(st));
-  });
-}
-
 // ======================================================================
 // Meshes
 // ======================================================================
@@ -605,21 +418,6 @@ MeshTopology make_topology(const Eigen::MatrixXi& T) {
   return m;
 }
 
-// Adds triangle t (pixel coordinates in P) to the path, counter-clockwise
-// on screen, so that overlapping triangles never cancel under the nonzero
-// fill rule.
-void add_triangle(cairo_t* cr, const std::vector<double>& P, const std::array<int, 3>& tri) {
-  const double* a = &P[2 * static_cast<std::size_t>(tri[0])];
-  const double* b = &P[2 * static_cast<std::size_t>(tri[1])];
-  const double* c = &P[2 * static_cast<std::size_t>(tri[2])];
-  const double cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-  if (cross < 0) std::swap(b, c);
-  cairo_move_to(cr, a[0], a[1]);
-  cairo_line_to(cr, b[0], b[1]);
-  cairo_line_to(cr, c[0], c[1]);
-  cairo_close_path(cr);
-}
-
 void to_pixels(const Axes& ax, const Eigen::MatrixXd& X, std::vector<double>& out) {
   out.resize(static_cast<std::size_t>(X.rows()) * 2);
   const double sx = ax.box.w / (ax.x.vmax - ax.x.vmin), sy = ax.box.h / (ax.y.vmax - ax.y.vmin);
@@ -642,11 +440,6 @@ void stroke_edges(cairo_t* cr, const std::vector<double>& P, const MeshTopology&
   cairo_stroke(cr);
 }
 
-std::string shape_str(const Eigen::MatrixXd& M) {
-  return std::to_string(M.rows()) + "x" + std::to_string(M.cols());
-}
-
-// Validates T (#T x 3, indices in [0, nv)).
 void check_triangles(const Eigen::MatrixXi& T, Eigen::Index nv, const std::string& what) {
   if (T.cols() != 3)
     throw std::invalid_argument(what + ": T must be #T x 3, got " + std::to_string(T.rows()) + "x" +
@@ -658,190 +451,6 @@ void check_triangles(const Eigen::MatrixXi& T, Eigen::Index nv, const std::strin
                                     ") = " + std::to_string(T(t, k)) +
                                     " is out of range for " + std::to_string(nv) + " vertices");
 }
-
-void check_positions(const Eigen::MatrixXd& X, const std::string& what) {
-  if (X.cols() != 2)
-    throw std::invalid_argument(what + " must be #V x 2, got " + shape_str(X));
-  if (!X.allFinite()) {
-    for (Eigen::Index v = 0; v < X.rows(); ++v)
-      for (Eigen::Index d = 0; d < 2; ++d)
-        if (!std::isfinite(X(v, d)))
-          throw std::invalid_argument(what + " has a non-finite coordinate at (" +
-                                      std::to_string(v) + ", " + std::to_string(d) + ")");
-  }
-}
-
-// ======================================================================
-// ffmpeg subprocess
-// ======================================================================
-
-// Blocks SIGPIPE in this thread while alive (so writing into a pipe whose
-// reader died returns EPIPE instead of killing the process) and discards a
-// SIGPIPE raised meanwhile.
-class SigpipeBlocker {
- public:
-  SigpipeBlocker() {
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &s, &old_);
-    sigset_t pend;
-    sigpending(&pend);
-    was_pending_ = sigismember(&pend, SIGPIPE) == 1;
-  }
-  ~SigpipeBlocker() {
-    if (!was_pending_) {
-      sigset_t pend;
-      sigpending(&pend);
-      if (sigismember(&pend, SIGPIPE) == 1) {
-        sigset_t s;
-        sigemptyset(&s);
-        sigaddset(&s, SIGPIPE);
-        const timespec zero{0, 0};
-        while (sigtimedwait(&s, nullptr, &zero) < 0 && errno == EINTR) {
-        }
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SigpipeBlocker(const SigpipeBlocker&) = delete;
-  SigpipeBlocker& operator=(const SigpipeBlocker&) = delete;
-
- private:
-  sigset_t old_;
-  bool was_pending_ = false;
-};
-
-// An `ffmpeg` child process reading from a pipe; its stdout goes to
-// /dev/null and its stderr into an anonymous temporary file.
-class FfmpegProcess {
- public:
-  explicit FfmpegProcess(const std::vector<std::string>& args) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fastcd-ffmpeg-XXXXXX").string();
-    err_fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (err_fd_ < 0)
-      throw std::runtime_error("cannot create a temporary file for ffmpeg's messages: " +
-                               std::string(std::strerror(errno)));
-    ::unlink(tmpl.c_str());
-
-    int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) {
-      const int e = errno;
-      ::close(err_fd_);
-      err_fd_ = -1;
-      throw std::runtime_error(std::string("cannot create a pipe to ffmpeg: ") + std::strerror(e));
-    }
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, p[0], 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, err_fd_, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGPIPE);
-    posix_spawnattr_setsigdefault(&attr, &def);
-    sigset_t mask;
-    sigemptyset(&mask);
-    posix_spawnattr_setsigmask(&attr, &mask);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int rc = ::posix_spawnp(&pid_, argv[0], &fa, &attr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    ::close(p[0]);
-    if (rc != 0) {
-      ::close(p[1]);
-      ::close(err_fd_);
-      err_fd_ = -1;
-      pid_ = -1;
-      if (rc == ENOENT)
-        throw std::runtime_error("ffmpeg was not found on PATH; install ffmpeg to write videos");
-      throw std::runtime_error(std::string("cannot start ffmpeg: ") + std::strerror(rc));
-    }
-    in_fd_ = p[1];
-  }
-
-  FfmpegProcess(const FfmpegProcess&) = delete;
-  FfmpegProcess& operator=(const FfmpegProcess&) = delete;
-
-  ~FfmpegProcess() {
-    if (in_fd_ >= 0) ::close(in_fd_);
-    if (pid_ > 0) {
-      int status;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-    }
-    if (err_fd_ >= 0) ::close(err_fd_);
-  }
-
-  /// Writes all bytes; false if ffmpeg stopped reading (or another error).
-  bool write_all(const unsigned char* data, std::size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(in_fd_, data, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        write_errno_ = errno;
-        return false;
-      }
-      data += w;
-      n -= static_cast<std::size_t>(w);
-    }
-    return true;
-  }
-
-  /// Closes ffmpeg's input, waits for it and throws std::runtime_error with
-  /// its error output if it failed (or if `input_failed`).
-  void finish(const std::string& out_path, bool input_failed) {
-    ::close(in_fd_);
-    in_fd_ = -1;
-    int status = 0;
-    pid_t r;
-    while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    std::string why;
-    if (r < 0) {
-      why = std::string("cannot wait for ffmpeg: ") + std::strerror(errno);
-    } else if (WIFSIGNALED(status)) {
-      why = "ffmpeg was killed by signal " + std::to_string(WTERMSIG(status));
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-      why = "ffmpeg failed with exit status " + std::to_string(WEXITSTATUS(status));
-    } else if (input_failed) {
-      why = std::string("ffmpeg stopped reading frames (") + std::strerror(write_errno_) + ")";
-    } else {
-      return;
-    }
-    const std::string msg = error_output();
-    throw std::runtime_error(why + " while writing '" + out_path + "'" +
-                             (msg.empty() ? std::string() : ": " + msg));
-  }
-
- private:
-  std::string error_output() {
-    if (err_fd_ < 0) return {};
-    std::string out;
-    ::lseek(err_fd_, 0, SEEK_SET);
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(err_fd_, buf, sizeof buf)) > 0 && out.size() < 64 * 1024)
-      out.append(buf, static_cast<std::size_t>(n));
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' '))
-      out.pop_back();
-    if (out.size() > 4000) out = "..." + out.substr(out.size() - 4000);
-    return out;
-  }
-
-  pid_t pid_ = -1;
-  int in_fd_ = -1;
-  int err_fd_ = -1;
-  int write_errno_ = 0;
-};
 
 }  // namespace
 
@@ -883,7 +492,7 @@ Limits auto_limits(const std::vector<Eigen::MatrixXd>& states, double pad) {
   double ymin = xmin, ymax = -xmin;
   for (std::size_t s = 0; s < states.size(); ++s) {
     const auto& X = states[s];
-    check_positions(X, "auto_limits: state " + std::to_string(s));
+    check_positions(X, 2, "auto_limits: state " + std::to_string(s));
     if (X.rows() == 0) continue;
     xmin = std::min(xmin, X.col(0).minCoeff());
     xmax = std::max(xmax, X.col(0).maxCoeff());
@@ -948,29 +557,7 @@ void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPa
   for (std::size_t p = 0; p < panels.size(); ++p) {
     const MeshPanel& pan = panels[p];
     const std::string who = "write_panel_animation: panel " + std::to_string(p) + " ('" + pan.title + "')";
-    if (pan.states.empty()) throw std::invalid_argument(who + " has no states");
-    if (pan.T.cols() != 3)
-      throw std::invalid_argument(who + ": T must be #T x 3, got " + std::to_string(pan.T.rows()) +
-                                  "x" + std::to_string(pan.T.cols()));
-    Eigen::Index tmax = -1, tmin = 0, at_max = 0, at_min = 0;
-    for (Eigen::Index i = 0; i < pan.T.size(); ++i) {
-      if (pan.T.data()[i] > tmax) { tmax = pan.T.data()[i]; at_max = i; }
-      if (pan.T.data()[i] < tmin) { tmin = pan.T.data()[i]; at_min = i; }
-    }
-    auto where = [&](Eigen::Index i) {  // column-major index -> "(t, k)"
-      return "T(" + std::to_string(i % pan.T.rows()) + ", " + std::to_string(i / pan.T.rows()) + ")";
-    };
-    if (tmin < 0)
-      throw std::invalid_argument(who + ": " + where(at_min) + " = " + std::to_string(tmin) +
-                                  " is negative");
-    for (std::size_t s = 0; s < pan.states.size(); ++s) {
-      const auto& X = pan.states[s];
-      check_positions(X, who + ": state " + std::to_string(s));
-      if (tmax >= X.rows())
-        throw std::invalid_argument(who + ": " + where(at_max) + " = " + std::to_string(tmax) +
-                                    " is out of range for state " + std::to_string(s) + " with " +
-                                    std::to_string(X.rows()) + " vertices");
-    }
+    check_panel(who, pan.states, 2, pan.T, "T");
     frames = std::max(frames, pan.states.size());
   }
   if (frames > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -1038,62 +625,38 @@ void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPa
   const double edge_lw = FP.pt(0.5);
   std::vector<double> pix;
 
-  const int stride = cairo_image_surface_get_stride(frame.get());
-  const std::size_t row_bytes = static_cast<std::size_t>(W) * 4;
-  const char* pix_fmt = std::endian::native == std::endian::little ? "bgra" : "argb";
   const int total = static_cast<int>(frames);
 
-  fastcd::io::write_file_atomically(mp4_path, [&](const std::string& tmp) {
-    const std::vector<std::string> args = {
-        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-        "-f", "rawvideo", "-pix_fmt", pix_fmt,
-        "-s", std::to_string(W) + "x" + std::to_string(H),
-        "-r", std::to_string(opt.fps), "-i", "pipe:0",
-        "-an", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "20",
-        "-f", "mp4", "file:" + tmp};
-    FfmpegProcess ff(args);
-    SigpipeBlocker no_sigpipe;
-    bool input_failed = false;
-    for (int f = 0; f < total && !input_failed; ++f) {
-      cairo_set_operator(cr.get(), CAIRO_OPERATOR_SOURCE);
-      cairo_set_source_surface(cr.get(), background.get(), 0, 0);
-      cairo_paint(cr.get());
-      cairo_set_operator(cr.get(), CAIRO_OPERATOR_OVER);
-      for (std::size_t p = 0; p < panels.size(); ++p) {
-        const MeshPanel& pan = panels[p];
-        const Axes& ax = axes[p];
-        const auto& X = pan.states[std::min(static_cast<std::size_t>(f), pan.states.size() - 1)];
-        to_pixels(ax, X, pix);
-        cairo_save(cr.get());
-        cairo_rectangle(cr.get(), ax.box.x, ax.box.y, ax.box.w, ax.box.h);
-        cairo_clip(cr.get());
-        cairo_new_path(cr.get());
-        for (const auto& tri : topo[p].tris) add_triangle(cr.get(), pix, tri);
-        cairo_set_fill_rule(cr.get(), CAIRO_FILL_RULE_WINDING);
-        set_color(cr.get(), pan.color, 0.95);
-        cairo_fill(cr.get());
-        stroke_edges(cr.get(), pix, topo[p], grey(0.3), 0.95, edge_lw);
-        cairo_restore(cr.get());
-        draw_spines(FP, ax);
-      }
-      cairo_surface_flush(frame.get());
-      const unsigned char* data = cairo_image_surface_get_data(frame.get());
-      if (static_cast<std::size_t>(stride) == row_bytes) {
-        input_failed = !ff.write_all(data, row_bytes * static_cast<std::size_t>(H));
-      } else {
-        for (int r = 0; r < H && !input_failed; ++r)
-          input_failed = !ff.write_all(data + static_cast<std::size_t>(r) * stride, row_bytes);
-      }
-      if (!input_failed && progress) progress(f + 1, total);
+  encode_mp4(mp4_path, W, H, opt.fps, total, [&](int f) {
+    cairo_set_operator(cr.get(), CAIRO_OPERATOR_SOURCE);
+    cairo_set_source_surface(cr.get(), background.get(), 0, 0);
+    cairo_paint(cr.get());
+    cairo_set_operator(cr.get(), CAIRO_OPERATOR_OVER);
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+      const MeshPanel& pan = panels[p];
+      const Axes& ax = axes[p];
+      const auto& X = pan.states[std::min(static_cast<std::size_t>(f), pan.states.size() - 1)];
+      to_pixels(ax, X, pix);
+      cairo_save(cr.get());
+      cairo_rectangle(cr.get(), ax.box.x, ax.box.y, ax.box.w, ax.box.h);
+      cairo_clip(cr.get());
+      cairo_new_path(cr.get());
+      for (const auto& tri : topo[p].tris) add_triangle(cr.get(), pix, tri);
+      cairo_set_fill_rule(cr.get(), CAIRO_FILL_RULE_WINDING);
+      set_color(cr.get(), pan.color, 0.95);
+      cairo_fill(cr.get());
+      stroke_edges(cr.get(), pix, topo[p], grey(0.3), 0.95, edge_lw);
+      cairo_restore(cr.get());
+      draw_spines(FP, ax);
     }
-    ff.finish(mp4_path, input_failed);
-  });
+    return frame.get();
+  }, progress);
 }
 
 void write_cluster_png(const std::string& png_path, const Eigen::MatrixXd& X,
                        const Eigen::MatrixXi& T, const Eigen::VectorXi& labels,
                        const std::string& title) {
-  check_positions(X, "write_cluster_png: X");
+  check_positions(X, 2, "write_cluster_png: X");
   if (X.rows() == 0) throw std::invalid_argument("write_cluster_png: X has no vertices");
   check_triangles(T, X.rows(), "write_cluster_png");
   if (T.rows() == 0) throw std::invalid_argument("write_cluster_png: T has no triangles");

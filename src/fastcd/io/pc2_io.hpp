@@ -1,0 +1,40 @@
+#pragma once
+// PC2 point caches (3ds Max / Blender "Mesh Cache" modifier): a vertex animation as float32.
+//
+// Layout (little-endian, 32-byte header):
+//   char[12] "POINTCACHE2\0" | int32 version = 1 | int32 numPoints | float32 startFrame |
+//   float32 sampleRate | int32 numSamples | numSamples x numPoints x (float32 x, y, z)
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "fastcd/common/types.hpp"
+
+namespace fastcd::io {
+
+/// Content of a PC2 file.
+struct PointCache {
+  double start_frame = 0;        ///< first frame (float32 in the file)
+  double sample_rate = 1;        ///< frames per sample (float32 in the file)
+  std::vector<MatrixXd> frames;  ///< numSamples matrices, each numPoints x 3 (float32 values)
+};
+
+/// Writes a PC2 file. Positions are rounded to float32; 2D frames (#V x 2) get z = 0.
+/// @param frames       samples, each #V x 2 or #V x 3, all of the same shape, finite and
+///                     within the float32 range; may be empty (0 points, 0 samples).
+/// @param start_frame  finite, fits in float32.
+/// @param sample_rate  finite and > 0.
+/// @throws std::invalid_argument for bad shapes or values.
+/// @throws std::runtime_error if the file cannot be written.
+void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, double start_frame = 0,
+               double sample_rate = 1);
+
+/// Reads a PC2 file. The header (magic, version 1, non-negative counts, finite start frame,
+/// positive sample rate) and the exact file size 32 + 12 * numPoints * numSamples are checked
+/// before anything is allocated.
+/// @throws std::runtime_error naming the file and the problem (missing/empty file, bad magic,
+///         unsupported version, negative counts, truncated or oversized file, NaN/Inf values
+///         with their byte offset, sample and point).
+PointCache read_pc2(const std::string& path);
+
+}  // namespace fastcd::io
