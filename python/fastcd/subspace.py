@@ -13,19 +13,22 @@ __all__ = [
 ]
 
 
-def orthonormalize(B, M=None, threshold=1e-16):
+def orthonormalize(B, M=None, threshold=1e-16, rank_rtol=1e-10):
     """M-orthonormal basis of span(B) (simkit.orthonormalize).
 
     Householder QR of M^{1/2} B = Q R (numpy/LAPACK sign convention); column j of Q is kept
-    iff sum_k |R[j, k]| > threshold; returns M^{-1/2} Q_kept.
+    iff sum_k |R[j, k]| > threshold (simkit's test) and |R[j, j]| > rank_rtol * max |R[i, i]|
+    (not in simkit: it drops numerically dependent columns instead of keeping a rounding-noise
+    direction outside span(B)); returns M^{-1/2} Q_kept.
     B: (n, r) dense or scipy.sparse (densified). M: (n, n) **diagonal** mass (scipy.sparse or
     dense; or its (n,) diagonal); None = identity.
     Returns dense (n, r') float64 with out.T @ M @ out = I.
     """
     B = cv.dense_matrix(B, "B", allow_vector=True)
     if M is None:
-        return _fastcd.orthonormalize(B, float(threshold))
-    return _fastcd.orthonormalize_mass(B, cv.diagonal_mass(M, "M", B.shape[0]), float(threshold))
+        return _fastcd.orthonormalize(B, float(threshold), float(rank_rtol))
+    return _fastcd.orthonormalize_mass(B, cv.diagonal_mass(M, "M", B.shape[0]), float(threshold),
+                                       float(rank_rtol))
 
 
 def project_into_subspace(y, B, M=None, BMB=None, BMy=None):

@@ -22,10 +22,11 @@ using VecRef = Eigen::Ref<const VectorXd>;
 }  // namespace
 
 void bind_subspace(py::module_& m) {
-  m.def("orthonormalize", py::overload_cast<const MatRef&, double>(&orthonormalize), "B"_a,
-        "threshold"_a = 1e-16, "Orthonormal basis of span(B) (Householder QR, simkit's rank test).");
-  m.def("orthonormalize_mass", py::overload_cast<const MatRef&, const SparseMatrix&, double>(&orthonormalize),
-        "B"_a, "M"_a, "threshold"_a = 1e-16, "M-orthonormal basis of span(B); M diagonal.");
+  m.def("orthonormalize", py::overload_cast<const MatRef&, double, double>(&orthonormalize), "B"_a,
+        "threshold"_a = 1e-16, "rank_rtol"_a = 1e-10,
+        "Orthonormal basis of span(B) (Householder QR; simkit's row-sum test plus a relative rank test).");
+  m.def("orthonormalize_mass", py::overload_cast<const MatRef&, const SparseMatrix&, double, double>(&orthonormalize),
+        "B"_a, "M"_a, "threshold"_a = 1e-16, "rank_rtol"_a = 1e-10, "M-orthonormal basis of span(B); M diagonal.");
 
   m.def("project_into_subspace", py::overload_cast<const VecRef&, const MatRef&>(&project_into_subspace), "y"_a,
         "B"_a, "z solving (B^T B) z = B^T y.");

@@ -79,8 +79,12 @@ def test_orthonormalize(mesh):
     n, dim = X.shape
     M = fastcd.kron_identity(fastcd.massmatrix(X, T, 1e3), dim)
     B = fastcd.lbs_jacobian(X, np.c_[np.ones(n), X[:, 1], X[:, 1] ** 2])  # sparse in
+    # Weights 1, y, y^2 times affine maps repeat y and y^2: B has 18 columns but rank 14, and
+    # the dependent columns are dropped (simkit would keep 4 rounding-noise directions).
+    rank = np.linalg.matrix_rank(B.toarray())
+    assert rank == 14
     Q = fastcd.orthonormalize(B, M=M)
-    assert isinstance(Q, np.ndarray) and Q.shape == B.shape
+    assert isinstance(Q, np.ndarray) and Q.shape == (B.shape[0], rank)
     np.testing.assert_allclose(Q.T @ M @ Q, np.eye(Q.shape[1]), atol=1e-10)
     # same span
     Bd = B.toarray()
@@ -91,8 +95,11 @@ def test_orthonormalize(mesh):
     np.testing.assert_allclose(Q2.T @ Q2, np.eye(Q2.shape[1]), atol=1e-10)
     Q3 = fastcd.orthonormalize(Bd, M=M.diagonal())
     np.testing.assert_allclose(Q3, Q, atol=1e-12)
-    # simkit's rank test drops a trailing zero column
-    assert fastcd.orthonormalize(np.c_[Bd, np.zeros(2 * n)], M=M).shape == B.shape
+    # a trailing zero column is dropped too
+    assert fastcd.orthonormalize(np.c_[Bd, np.zeros(2 * n)], M=M).shape == (B.shape[0], rank)
+    # full-rank input keeps every column (simkit's result)
+    Bf = fastcd.lbs_jacobian(X, np.c_[np.ones(n), np.sin(3 * X[:, 0] + 1) * np.cos(2 * X[:, 1])]).toarray()
+    assert fastcd.orthonormalize(Bf, M=M).shape == Bf.shape
     # numpy's Householder sign convention
     np.testing.assert_allclose(fastcd.orthonormalize(np.array([[3.0], [4.0]])).ravel(), [-0.6, -0.8])
 

@@ -35,3 +35,21 @@ TEST(Orthonormalize, RejectsNonDiagonalMass) {
 
 }  // namespace
 }  // namespace fastcd
+
+namespace fastcd {
+namespace {
+
+TEST(Orthonormalize, DependentColumnsAreDroppedNotTurnedIntoNoise) {
+  // Column 2 = column 0 + column 1 (up to rounding): simkit's row-sum test would keep a noise
+  // direction; the rank test drops it and the span stays exactly span(B).
+  MatrixXd B = MatrixXd::Random(30, 4);
+  B.col(2) = B.col(0) + B.col(1);
+  const MatrixXd Q = orthonormalize(B);
+  ASSERT_EQ(Q.cols(), 3);
+  const MatrixXd P = Q * Q.transpose();  // projector onto span(Q)
+  EXPECT_LT(test::max_abs(P * B - B), 1e-12);
+  EXPECT_LT(test::max_abs(Q.transpose() * Q - MatrixXd::Identity(3, 3)), 1e-13);
+}
+
+}  // namespace
+}  // namespace fastcd

@@ -38,9 +38,9 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   const SkinningEigenmodes modes = skinning_eigenmodes(X, T, options.modes, 1.0, std::nullopt, Aeq);
   sys.W = modes.W;
   sys.E = modes.E;
+  // On small meshes the modes' LBS columns can be dependent (k*dim*(dim+1) columns, but the
+  // rig-orthogonal space has fewer dimensions): keep an independent M-orthonormal basis.
   sys.B = orthonormalize(MatrixXd(modes.B), op.Mv);
-  FASTCD_ENSURE(sys.B.cols() == modes.B.cols(), "the mode subspace lost rank (", modes.B.cols(), " -> ",
-                sys.B.cols(), " columns)");
   const MatrixXd CB = sys.constraint.C * sys.B;
   sys.structural_residual = CB.norm() / (MatrixXd(sys.constraint.C).norm() * sys.B.norm());
 
@@ -96,6 +96,12 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.F_p = sys.GJf - sys.Gf * sys.Z_p;
   sys.Sf = P * sys.S * Q;
   sys.Kf = sys.K * Q;
+  if (options.gravity.size() > 0) {
+    FASTCD_CHECK(options.gravity.size() == sys.dim, "gravity needs ", sys.dim, " entries, got ", options.gravity.size());
+    sys.Bf_ext = MB.transpose() * options.gravity.replicate(X.rows(), 1);
+    sys.z_g = sys.Hr.solve(sys.Bf_ext);
+    sys.F_g = sys.Gf * sys.z_g;
+  }
   return sys;
 }
 
@@ -142,6 +148,10 @@ void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen
   ws.F0.noalias() = sys.F_y * ws.zprev;
   ws.F0.noalias() -= sys.F_q * ws.q;
   ws.F0.noalias() += sys.F_p * p_next;
+  if (sys.z_g.size() > 0) {
+    ws.z0 += sys.z_g;
+    ws.F0 += sys.F_g;
+  }
   ws.F.noalias() = sys.Gf * z;
   ws.F.noalias() += sys.GJf * p_next;
   z_out = z;
@@ -232,7 +242,8 @@ double fast_cd_energy(const FastCD& sys, const Eigen::Ref<const VectorXd>& zc, c
   const VectorXd F = sys.GB * zc + sys.GJ * p_next;
   VectorXd R;
   polar_rotations(F, sys.dim, R);
-  return inertia + 0.5 * zc.dot(BLB * zc) + zc.dot(sys.BLJ * p_next) - R.dot(F);
+  const double external = sys.Bf_ext.size() > 0 ? -sys.Bf_ext.dot(zc) : 0.0;
+  return inertia + 0.5 * zc.dot(BLB * zc) + zc.dot(sys.BLJ * p_next) - R.dot(F) + external;
 }
 
 }  // namespace fastcd
