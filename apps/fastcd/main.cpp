@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "run.hpp"
 #include "tutorial.hpp"
 
 namespace {
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   fastcd::cli::register_tutorial(app);
+  fastcd::cli::register_run(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

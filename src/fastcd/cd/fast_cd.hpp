@@ -39,6 +39,8 @@ struct FastCD {
   MatrixXd F_y, F_q, F_p;     ///< F0 = F_y y - F_q q + F_p p_next
   MatrixXd Gf, GJf;           ///< F(z) = Gf z + GJf p_next (warm start)
   MatrixXd Sf, Kf;            ///< F <- F0 + Sf r,  z = z0 + Kf r
+  VectorXd z_g, F_g;          ///< constant shifts of z0 and F0 from gravity (empty without)
+  VectorXd Bf_ext;            ///< B^T Mv g (empty without gravity)
   double structural_residual = 0.0;  ///< ||C B||_F / (||C||_F ||B||_F)
   Index state_dim() const { return B.cols(); }
   Index n_rot() const { return clusters; }

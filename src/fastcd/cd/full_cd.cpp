@@ -57,6 +57,10 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.Hs = SparseMatrix(dirichlet_laplacian(X, T, sys.op.mu) + massmatrix(X, T, options.rho) / (options.h * options.h));
   sys.H_factor.compute(sys.Hs, sys.dim, options.backend);
   sys.GtAMue = SparseMatrix(sys.op.G.transpose() * sys.op.AMue);
+  if (options.gravity.size() > 0) {
+    FASTCD_CHECK(options.gravity.size() == sys.dim, "gravity needs ", sys.dim, " entries, got ", options.gravity.size());
+    sys.f_ext = sys.op.Mv * options.gravity.replicate(X.rows(), 1);
+  }
   if (sys.constraint.rank > 0) {
     const MatrixXd Ct = sys.constraint.basis.transpose();
     sys.Y.resize(Ct.rows(), Ct.cols());
@@ -93,6 +97,7 @@ void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const
   ws.b0.noalias() = sys.op.Mv * ws.yhat;
   ws.b0 /= h * h;
   ws.b0.noalias() -= sys.op.L * ws.Jp;
+  if (sys.f_ext.size() > 0) ws.b0 += sys.f_ext;
   u = uc;
   for (int it = 0; it < iters; ++it) {
     // local: closest rotation per element
@@ -163,7 +168,8 @@ double full_cd_energy(const FullCD& sys, const Eigen::Ref<const VectorXd>& u, co
   VectorXd R;
   polar_rotations(F, sys.dim, R);
   const VectorXd e = F - R;
-  return 0.5 * du.dot(sys.op.Mv * du) / (h * h) + 0.5 * e.dot(sys.op.AMue * e);
+  const double external = sys.f_ext.size() > 0 ? -sys.f_ext.dot(u) : 0.0;
+  return 0.5 * du.dot(sys.op.Mv * du) / (h * h) + 0.5 * e.dot(sys.op.AMue * e) + external;
 }
 
 }  // namespace fastcd

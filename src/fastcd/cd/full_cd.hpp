@@ -27,6 +27,7 @@ struct FullCD {
   ComplementarityConstraint constraint;
   SparseMatrix Hs;                     ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
   SparseMatrix GtAMue;                 ///< G^T AMue (the elastic right-hand side operator)
+  VectorXd f_ext;                      ///< Mv g (external force), empty without gravity
   KronCholesky H_factor;               ///< factor of Hs, solving with H on interleaved vectors
   MatrixXd Y;                          ///< H^{-1} basis^T
   Eigen::LLT<MatrixXd> schur;          ///< basis H^{-1} basis^T

@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/submatrix.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
@@ -107,29 +108,18 @@ SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X,
     check_finite(*Aeq, "Aeq", "skinning_eigenmodes");
   }
   // Free vertices (not in bI).
-  std::vector<Index> free_of(static_cast<std::size_t>(n), 0);
-  if (bI) {
-    check_indices(*bI, n, "bI", "skinning_eigenmodes");
-    for (Index i = 0; i < bI->size(); ++i) free_of[(*bI)(i)] = -1;
-  }
+  if (bI) check_indices(*bI, n, "bI", "skinning_eigenmodes");
+  std::vector<Index> free_of;
+  const Index nf = keep_slots(n, bI ? *bI : VectorXi(), free_of);
   std::vector<Index> free;
   for (Index v = 0; v < n; ++v)
-    if (free_of[v] == 0) {
-      free_of[v] = static_cast<Index>(free.size());
-      free.push_back(v);
-    }
-  const Index nf = static_cast<Index>(free.size());
+    if (free_of[v] >= 0) free.push_back(v);
 
   const SparseMatrix Lfull = dirichlet_laplacian(X, T, mu);
   const VectorXd mfull = massmatrix(X, T).diagonal();
   for (Index v = 0; v < n; ++v)
     FASTCD_CHECK(mfull(v) > 0, "vertex ", v, " belongs to no element");
-  std::vector<Triplet> trip;
-  for (Index c = 0; c < Lfull.outerSize(); ++c)
-    for (SparseMatrix::InnerIterator it(Lfull, c); it; ++it)
-      if (free_of[it.row()] >= 0 && free_of[c] >= 0) trip.emplace_back(free_of[it.row()], free_of[c], it.value());
-  SparseMatrix L(nf, nf);
-  L.setFromTriplets(trip.begin(), trip.end());
+  const SparseMatrix L = principal_submatrix(Lfull, free_of, nf);
   VectorXd m(nf);
   for (Index i = 0; i < nf; ++i) m(i) = mfull(free[static_cast<std::size_t>(i)]);
 

@@ -1,0 +1,227 @@
+#include "fastcd/io/scene.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fastcd/cd/skeleton.hpp"
+#include "fastcd/common/check.hpp"
+#include "fastcd/geometry/boundary_facets.hpp"
+#include "fastcd/geometry/embed_points.hpp"
+#include "fastcd/io/anim_io.hpp"
+#include "fastcd/io/mesh_io.hpp"
+#include "fastcd/io/rig_io.hpp"
+
+namespace fastcd::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::runtime_error("load_scene: '" + path + "': " + what);
+}
+
+double number(const nlohmann::json& j, const char* key, double fallback, const std::string& path) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_number()) fail(path, std::string("\"") + key + "\" must be a number");
+  return j[key].get<double>();
+}
+
+std::string file_key(const nlohmann::json& j, std::initializer_list<const char*> keys, const fs::path& dir,
+                     const std::string& path, bool required = true) {
+  for (const char* k : keys)
+    if (j.contains(k)) {
+      if (!j[k].is_string()) fail(path, std::string("\"") + k + "\" must be a file name");
+      // Relative to the JSON's folder, or (the MATLAB release's layout, whose scripts run one
+      // folder up) to its parent.
+      const fs::path rel = j[k].get<std::string>();
+      for (const fs::path& base : {dir, dir.parent_path()})
+        if (fs::exists(base / rel)) return (base / rel).lexically_normal().string();
+      fail(path, std::string("\"") + k + "\" names a missing file: " + (dir / rel).string());
+    }
+  if (required) fail(path, std::string("missing \"") + *keys.begin() + "\"");
+  return {};
+}
+
+void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& path) {
+  const std::string ext = fs::path(mesh_file).extension().string();
+  if (ext == ".obj") {
+    const Mesh m = read_obj_2d(mesh_file);
+    s.X = m.X;
+    s.T = m.T;
+  } else if (ext == ".mesh") {
+    const MeditMesh m = read_mesh(mesh_file);
+    s.X = m.X;
+    s.T = m.T;
+  } else if (ext == ".msh") {
+    const MshMesh m = read_msh(mesh_file);
+    s.X = m.X;
+    s.T = m.T;
+  } else if (ext == ".node") {
+    const Mesh m = read_tetgen(mesh_file, fs::path(mesh_file).replace_extension(".ele").string());
+    s.X = m.X;
+    s.T = m.T;
+  } else {
+    fail(path, "unsupported mesh format '" + ext + "' (use .obj (2D), .mesh, .msh or .node)");
+  }
+  s.dim = s.X.cols();
+  if (s.dim == 3 && s.T.cols() != 4) fail(path, "the 3D mesh has no tetrahedra");
+  s.surface = s.dim == 3 ? boundary_facets(s.T).F : s.T;
+}
+
+std::vector<MatrixXd> to_file_poses_2d(const TgfGraph& g, const Animation2D& a, Index f, HandleKind kind) {
+  const MatrixXd C = g.C.leftCols(2);
+  const MatrixXd& fr = a.frames[static_cast<std::size_t>(f)];
+  const MatrixXd offset = fr.leftCols(2) - a.rest.leftCols(2);
+  const double d2r = EIGEN_PI / 180.0;
+  if (kind == HandleKind::Bones) return forward_kinematics_2d(C, g.BE, bone_parents(g.BE), fr.col(2), offset);
+  std::vector<MatrixXd> out;
+  for (Index h = 0; h < fr.rows(); ++h) {
+    MatrixXd A = rotation_about_2d(fr(h, 2) * d2r, C.row(g.P(h)).transpose());
+    A.col(2) += offset.row(h).transpose();
+    out.push_back(A);
+  }
+  return out;
+}
+
+}  // namespace
+
+Scene load_scene(const std::string& json_path) {
+  std::ifstream in(json_path);
+  if (!in) fail(json_path, "cannot open the scene file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    fail(json_path, std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail(json_path, "the scene must be a JSON object");
+  const fs::path dir = fs::path(json_path).parent_path();
+  Scene s;
+  s.name = fs::path(json_path).stem().string();
+  s.dt = number(j, "dt", 0.01, json_path);
+  s.ym = number(j, "YM", 1e5, json_path);
+  s.pr = number(j, "pr", 0.0, json_path);
+  s.with_dynamics = number(j, "with_dynamics", 1, json_path) != 0;
+  if (!(s.dt > 0)) fail(json_path, "dt must be > 0, got " + std::to_string(s.dt));
+  if (!(s.ym > 0)) fail(json_path, "YM must be > 0, got " + std::to_string(s.ym));
+  if (!(s.pr > -1 && s.pr < 0.5)) fail(json_path, "pr must lie in (-1, 0.5), got " + std::to_string(s.pr));
+  if (j.contains("model")) {
+    if (!j["model"].is_string()) fail(json_path, "\"model\" must be a string");
+    s.model = j["model"].get<std::string>();
+    if (s.model != "arap")
+      s.warnings.push_back("scene asks for the '" + s.model + "' material; fastcd simulates ARAP (same YM and pr)");
+  }
+  if (j.contains("skeleton_file") && !j.contains("handle_file"))
+    fail(json_path, "cage rigs (\"skeleton_file\" with cage edges) are not supported yet; they come with the "
+                    "'any rig' work");
+
+  read_mesh_file(s, file_key(j, {"mesh_file"}, dir, json_path), json_path);
+  const TgfGraph g = read_tgf(file_key(j, {"handle_file"}, dir, json_path));
+  s.W = read_dmat(file_key(j, {"weight_file"}, dir, json_path));
+  s.kind = g.BE.rows() > 0 ? HandleKind::Bones : HandleKind::Points;
+  if (g.BE.rows() > 0 && g.P.size() > 0)
+    fail(json_path, "mixed point handles and bones are not supported (" + std::to_string(g.P.size()) +
+                        " points, " + std::to_string(g.BE.rows()) + " bones)");
+  s.handles = s.kind == HandleKind::Bones ? g.BE.rows() : g.P.size();
+  if (s.W.rows() != s.X.rows())
+    fail(json_path, "the weights have " + std::to_string(s.W.rows()) + " rows but the mesh has " +
+                        std::to_string(s.X.rows()) + " vertices");
+  if (s.W.cols() != s.handles)
+    fail(json_path, "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) +
+                        " handles");
+
+  // Normalise as both releases do: centre of the bounding box, largest centred coordinate.
+  s.center = ((s.X.colwise().maxCoeff() + s.X.colwise().minCoeff()) / 2.0).transpose();
+  const MatrixXd Xc = s.X.rowwise() - s.center.transpose();
+  s.scale = Xc.maxCoeff();
+  if (!(s.scale > 0)) fail(json_path, "the mesh is degenerate (zero extent)");
+  s.X = Xc / s.scale;
+  s.rest_pose = identity_pose(s.handles, s.dim);
+
+  // Render surface: named in the JSON, or the release's convention of <name>.obj beside <name>.mesh.
+  std::string render = file_key(j, {"render_mesh_file"}, dir, json_path, false);
+  if (render.empty() && s.dim == 3) {
+    const fs::path guess = fs::path(file_key(j, {"mesh_file"}, dir, json_path)).replace_extension(".obj");
+    if (fs::exists(guess)) render = guess.string();
+  }
+  if (!render.empty() && s.dim == 3) {
+    const SurfaceMesh r = read_obj(render);
+    s.render_V = (r.V.rowwise() - s.center.transpose()) / s.scale;
+    s.render_F = r.F;
+    const Embedding emb = embed_points(s.X, s.T, s.render_V);
+    s.render_E = emb.E;
+    s.render_max_distance = emb.distance.maxCoeff();
+  }
+
+  const std::string anim = file_key(j, {"anim_file"}, dir, json_path);
+  const Index d = s.dim;
+  if (d == 2) {
+    const Animation2D a = read_animation_2d(anim);
+    if (a.rest.rows() != s.handles)
+      fail(json_path, "the animation has " + std::to_string(a.rest.rows()) + " handles, the rig " +
+                          std::to_string(s.handles));
+    for (Index f = 0; f < static_cast<Index>(a.frames.size()); ++f) {
+      std::vector<MatrixXd> A = to_file_poses_2d(g, a, f, s.kind);
+      for (auto& Ab : A) Ab = normalize_affine(Ab, s.center, s.scale);
+      s.poses.push_back(pack_affine_pose(A));
+    }
+  } else {
+    const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.scale;
+    const double d2r = EIGEN_PI / 180.0;
+    if (s.kind == HandleKind::Bones) {
+      const BoneAnimation3D a = read_bone_animation_3d(anim);
+      if (a.bone_rest_euler.rows() != s.handles)
+        fail(json_path, "the animation has " + std::to_string(a.bone_rest_euler.rows()) + " bones, the rig " +
+                            std::to_string(s.handles));
+      const VectorXi P = bone_parents(g.BE);
+      const Index roots = (P.array() < 0).count();
+      const Eigen::Vector3d root_rest = (a.root_rest_translation - s.center) / s.scale;
+      const Eigen::Matrix3d root_axes = euler_about_axes(a.root_rest_euler * d2r).toRotationMatrix();
+      std::vector<Eigen::Matrix3d> rest_axes;
+      for (Index b = 0; b < s.handles; ++b)
+        rest_axes.push_back(euler_about_axes(a.bone_rest_euler.row(b).transpose() * d2r).toRotationMatrix());
+      for (std::size_t f = 0; f < a.root_rotation.size(); ++f) {
+        const Eigen::Quaterniond root_q = euler_about_axes(a.root_rotation[f] * d2r, root_axes);
+        const Eigen::Vector3d root_t = (a.root_translation[f] - s.center) / s.scale;
+        std::vector<Eigen::Quaterniond> dQ;
+        std::vector<Eigen::Vector3d> dT;
+        for (Index b = 0; b < s.handles; ++b) {
+          Eigen::Quaterniond q = euler_about_axes(a.bone_euler[f].row(b).transpose() * d2r, rest_axes[b]);
+          Eigen::Vector3d t = Eigen::Vector3d::Zero();
+          if (P(b) < 0) {
+            if (roots > 1) q = q * root_q;
+            t = root_t - root_rest;
+          }
+          dQ.push_back(q);
+          dT.push_back(t);
+        }
+        s.poses.push_back(pack_affine_pose(forward_kinematics_3d(C, g.BE, P, dQ, dT)));
+      }
+    } else {
+      const PointAnimation3D a = read_point_animation_3d(anim);
+      if (a.rest_translation.rows() != s.handles)
+        fail(json_path, "the animation has " + std::to_string(a.rest_translation.rows()) + " handles, the rig " +
+                            std::to_string(s.handles));
+      for (std::size_t f = 0; f < a.translation.size(); ++f) {
+        std::vector<MatrixXd> A;
+        for (Index h = 0; h < s.handles; ++h) {
+          const Eigen::Matrix3d rest = euler_about_axes(a.rest_euler.row(h).transpose() * d2r).toRotationMatrix();
+          const Eigen::Matrix3d R =
+              rest.transpose() * euler_about_axes(a.euler[f].row(h).transpose() * d2r, rest).toRotationMatrix();
+          const Eigen::Vector3d c = C.row(g.P(h)).transpose();
+          const Eigen::Vector3d t = (a.translation[f].row(h).transpose() - s.center) / s.scale -
+                                    (a.rest_translation.row(h).transpose() - s.center) / s.scale + c - R * c;
+          MatrixXd Ah(3, 4);
+          Ah << R, t;
+          A.push_back(Ah);
+        }
+        s.poses.push_back(pack_affine_pose(A));
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace fastcd::io

@@ -1,0 +1,48 @@
+"""Checks a `fastcd run` output folder: run.json numbers, one OBJ per frame, a PC2 whose header
+and size match the rest OBJ and the frame count, finite positions, and (optionally) a decodable
+preview.mp4."""
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def read_obj_vertices(path):
+    return np.array([[float(t) for t in line.split()[1:4]] for line in path.read_text().splitlines()
+                     if line.startswith("v ")])
+
+
+def main(out, solver, video):
+    out = Path(out)
+    run = json.loads((out / "run.json").read_text())
+    frames = run["frames"]
+    assert run["solver"] == solver, run["solver"]
+    assert run["max_constraint_residual_relative"] <= 1e-8, run["max_constraint_residual_relative"]
+    if solver == "fast":
+        assert run["structural_residual_relative"] <= 1e-8, run["structural_residual_relative"]
+    assert run["timings"]["ms_per_step"] > 0 and run["timings"]["precompute_s"] >= 0
+    objs = sorted((out / "obj").glob("frame_*.obj"))
+    assert len(objs) == frames, (len(objs), frames)
+    rest = read_obj_vertices(out / "rest.obj")
+    data = (out / "animation.pc2").read_bytes()
+    magic, version, points, start, rate, samples = struct.unpack("<12siiffi", data[:32])
+    assert magic == b"POINTCACHE2\0" and version == 1, (magic, version)
+    assert points == len(rest) and samples == frames, (points, len(rest), samples, frames)
+    assert len(data) == 32 + 12 * points * samples
+    cache = np.frombuffer(data[32:], dtype="<f4").reshape(samples, points, 3)
+    assert np.isfinite(cache).all()
+    last = read_obj_vertices(objs[-1])
+    assert np.allclose(cache[-1], last, rtol=1e-5, atol=1e-5 * np.abs(last).max()), "PC2 and OBJ disagree"
+    if video:
+        probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                                "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                                str(out / "preview.mp4")], check=True, capture_output=True, text=True)
+        assert int(probe.stdout.strip()) == frames, probe.stdout
+    print(f"{out.name}: {frames} frames, {points} points, residual {run['max_constraint_residual_relative']:.1e} OK")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3] == "video")

@@ -1,0 +1,124 @@
+#include <filesystem>
+#include <fstream>
+
+#include "fastcd/io/anim_io.hpp"
+#include "fastcd/io/scene.hpp"
+#include "test_util.hpp"
+
+namespace fastcd {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/";
+
+struct SceneCase {
+  const char* json;
+  Index dim, vertices, elements, handles, frames;
+  io::HandleKind kind;
+};
+
+class ShippedScene : public ::testing::TestWithParam<SceneCase> {};
+
+TEST_P(ShippedScene, LoadsWithItsCountsAndARestPoseThatReproducesTheMesh) {
+  const SceneCase c = GetParam();
+  const io::Scene s = io::load_scene(kData + c.json);
+  EXPECT_EQ(s.dim, c.dim);
+  EXPECT_EQ(s.X.rows(), c.vertices);
+  EXPECT_EQ(s.T.rows(), c.elements);
+  EXPECT_EQ(s.handles, c.handles);
+  EXPECT_EQ(static_cast<Index>(s.poses.size()), c.frames);
+  EXPECT_EQ(s.kind, c.kind);
+  EXPECT_NEAR(s.X.cwiseAbs().maxCoeff(), 1.0, 1e-12);  // normalised like the releases
+  // Weights are a partition of unity, so the identity pose reproduces the rest shape.
+  const SparseMatrix J = lbs_jacobian(s.X, s.W);
+  EXPECT_LT((J * s.rest_pose - flatten(s.X)).cwiseAbs().maxCoeff(), 1e-9);
+  for (const VectorXd& p : s.poses) ASSERT_TRUE(p.allFinite());
+  // Each frame's handle maps are rigid (rotation + translation) for these rigs.
+  const Index d = s.dim;
+  for (Index h = 0; h < s.handles; ++h) {
+    const MatrixXd A = s.poses.back().segment(h * d * (d + 1), d * (d + 1)).reshaped(d, d + 1);
+    EXPECT_LT((A.leftCols(d).transpose() * A.leftCols(d) - MatrixXd::Identity(d, d)).norm(), 1e-10);
+  }
+  if (s.dim == 3) {
+    EXPECT_EQ(s.surface.cols(), 3);
+    EXPECT_GT(s.surface.rows(), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Data, ShippedScene,
+    ::testing::Values(SceneCase{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.json", 2, 639, 1099, 3, 140, io::HandleKind::Bones},
+                      SceneCase{"complementary-dynamics-2d/daisy/daisy_data/daisy.json", 2, 702, 1158, 3, 200, io::HandleKind::Points},
+                      SceneCase{"complementary-dynamics-cpp/sphere/sphere.json", 3, 67, 181, 2, 30, io::HandleKind::Points},
+                      SceneCase{"complementary-dynamics-cpp/elephant/elephant.json", 3, 494, 1502, 24, 457, io::HandleKind::Bones},
+                      SceneCase{"complementary-dynamics-cpp/frog/frog.json", 3, 1749, 5389, 1, 40, io::HandleKind::Points}),
+    [](const auto& info) { return fs::path(info.param.json).stem().string(); });
+
+class SceneErrors : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("fastcd_scene_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"sphere.mesh", "sphere.tgf", "sphere.dmat", "sphere_anim.txt"})
+      fs::copy_file(kData + "complementary-dynamics-cpp/sphere/" + f, dir / f);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  }
+  std::string scene(const std::string& extra, const std::string& weights = "sphere.dmat") {
+    return write("s.json", R"({"mesh_file": "sphere.mesh", "handle_file": "sphere.tgf", "weight_file": ")" + weights +
+                               R"(", "anim_file": "sphere_anim.txt", "dt": 0.01, "YM": 5e4, "pr": 0.4)" + extra + "}");
+  }
+};
+
+TEST_F(SceneErrors, ClearMessages) {
+  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(write("bad.json", "{ not json")); }, "not valid JSON");
+  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene(", \"dt\": -1")); }, "dt must be > 0");
+  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene(", \"pr\": 0.5")); }, "pr must lie in");
+  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene("", "missing.dmat")); }, "names a missing file");
+  write("short.dmat", "1 3\n1\n1\n1\n");
+  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene("", "short.dmat")); }, "the weights have 3 rows but the mesh has 67");
+  write("sphere_anim.txt", "2 30\n0 0.8 0\n");
+  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene("")); }, "truncated file");
+  const io::Scene ok = [&] {
+    fs::copy_file(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt", dir / "sphere_anim.txt",
+                  fs::copy_options::overwrite_existing);
+    return io::load_scene(scene(", \"model\": \"stvk\""));
+  }();
+  ASSERT_EQ(ok.warnings.size(), 1u);
+  EXPECT_NE(ok.warnings[0].find("stvk"), std::string::npos);
+  test::expect_throw_with<std::runtime_error>(
+      [&] { io::load_scene(kData + "complementary-dynamics-2d/walrus/walrus_data/walrus.json"); }, "cage rigs");
+}
+
+TEST(AnimIo, ShippedAnimationCounts) {
+  const auto bird = io::read_animation_2d(kData + "complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth_anim.txt");
+  EXPECT_EQ(bird.frames.size(), 140u);
+  EXPECT_EQ(bird.rest.rows(), 3);
+  const auto ele = io::read_bone_animation_3d(kData + "complementary-dynamics-cpp/elephant/elephant_anim.txt");
+  EXPECT_EQ(ele.bone_euler.size(), 457u);
+  EXPECT_EQ(ele.bone_rest_euler.rows(), 24);
+  const auto sph = io::read_point_animation_3d(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt");
+  EXPECT_EQ(sph.translation.size(), 30u);
+  EXPECT_EQ(sph.rest_translation.rows(), 2);
+}
+
+TEST(AnimIo, MalformedFiles) {
+  const fs::path p = fs::temp_directory_path() / "fastcd_bad_anim.txt";
+  auto write = [&](const std::string& t) {
+    std::ofstream(p) << t;
+    return p.string();
+  };
+  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("")); }, "empty");
+  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("1 1\n0 0 0\n1 nan 0\n")); }, "not finite");
+  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("1 1\n0 0 0\n1 2 3 4\n")); }, "extra value");
+  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("99999999 3\n0 0 0\n")); }, "declares");
+  test::expect_throw_with<std::runtime_error>([&] { io::read_bone_animation_3d(write("1 1\n0 0 0\n0 0 0\n0 0 0\n0 0 0\nx 0 0\n0 0 0\n")); }, "line 6");
+  fs::remove(p);
+}
+
+}  // namespace
+}  // namespace fastcd
