@@ -16,6 +16,7 @@
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
+#include "fastcd/io/rig_io.hpp"
 #include "fastcd/io/render2d.hpp"
 #include "fastcd/io/scene.hpp"
 #include "progress.hpp"
@@ -34,6 +35,8 @@ using Clock = std::chrono::steady_clock;
 struct RunSettings {
   std::string scene, out, solver = "full";
   int frames = 0, modes = 16, clusters = 100, iterations = 10;
+  std::string leak = "diffusion";
+  double gravity = 0.0;
   bool dynamics = true, video = true, force = false;
 };
 
@@ -107,6 +110,24 @@ int run_scene(const RunSettings& st) {
   o.iterations = st.iterations;
   o.modes = st.modes;
   o.clusters = std::min<int>(st.clusters, static_cast<int>(scene.T.rows()));
+  if (st.leak == "diffusion") {
+    o.leak.kind = LeakFieldKind::Diffusion;
+  } else if (st.leak == "poisson") {
+    o.leak.kind = LeakFieldKind::Poisson;
+  } else if (st.leak == "none") {
+    o.leak.kind = LeakFieldKind::None;
+  } else {  // a DMAT of per-vertex values
+    o.leak.kind = LeakFieldKind::Values;
+    const MatrixXd v = io::read_dmat(st.leak);
+    if (v.cols() != 1 || v.rows() != n)
+      throw std::runtime_error("--leak " + st.leak + ": expected a " + std::to_string(n) + " x 1 DMAT, got " +
+                               std::to_string(v.rows()) + " x " + std::to_string(v.cols()));
+    o.leak.values = v.col(0);
+  }
+  if (st.gravity != 0.0) {
+    o.gravity = VectorXd::Zero(dim);
+    o.gravity(1) = -st.gravity;
+  }
   const SparseMatrix J = lbs_jacobian(scene.X, scene.W);
   const VectorXd p0 = scene.rest_pose;
 
@@ -217,6 +238,7 @@ int run_scene(const RunSettings& st) {
   report["handles"] = scene.handles;
   report["frames"] = frames;
   report["settings"] = {{"dt", o.h}, {"YM", o.ym}, {"pr", o.pr}, {"rho", o.rho}, {"iterations", o.iterations},
+                        {"leak", st.leak}, {"gravity", st.gravity},
                         {"model_requested", scene.model}, {"model_simulated", "arap"},
                         {"dynamics", st.dynamics && scene.with_dynamics}};
   if (fast) report["settings"].update({{"modes", o.modes}, {"clusters", o.clusters}});
@@ -255,6 +277,11 @@ void register_run(CLI::App& app) {
   cmd->add_option("--modes", st->modes, "fast: skinning eigenmodes")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--clusters", st->clusters, "fast: rotation clusters")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--iterations", st->iterations, "local/global iterations per step")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--leak", st->leak,
+                  "momentum-leak field: diffusion (simkit, default), poisson (the 2020 paper), none, or a #V x 1 DMAT "
+                  "of values in [0, 1]")
+      ->capture_default_str();
+  cmd->add_option("--gravity", st->gravity, "gravity along -y, in normalised scene units / s^2 (default off)");
   cmd->add_flag("!--no-dynamics", st->dynamics, "switch dynamics off (bakes the rig alone)");
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");
   cmd->add_flag("--force", st->force, "replace a non-empty output folder");

@@ -10,6 +10,7 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/types.hpp"
+#include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/cluster_grouping_matrices.hpp"
 #include "fastcd/geometry/deformation_jacobian.hpp"

@@ -94,6 +94,18 @@ TEST_F(SceneErrors, ClearMessages) {
       [&] { io::load_scene(kData + "complementary-dynamics-2d/walrus/walrus_data/walrus.json"); }, "cage rigs");
 }
 
+TEST_F(SceneErrors, HandlesWithoutWeightsGetBiharmonicWeights) {
+  const std::string json = write("nw.json", R"({"mesh_file": "sphere.mesh", "handle_file": "sphere.tgf",
+      "anim_file": "sphere_anim.txt", "dt": 0.01, "YM": 5e4, "pr": 0.4})");
+  const io::Scene s = io::load_scene(json);
+  ASSERT_EQ(s.W.cols(), 2);
+  EXPECT_LT((s.W.rowwise().sum().array() - 1.0).abs().maxCoeff(), 1e-9);
+  ASSERT_FALSE(s.warnings.empty());
+  EXPECT_NE(s.warnings.back().find("biharmonic"), std::string::npos);
+  // and it simulates: the rest pose reproduces the mesh
+  EXPECT_LT((lbs_jacobian(s.X, s.W) * s.rest_pose - flatten(s.X)).cwiseAbs().maxCoeff(), 1e-9);
+}
+
 TEST(AnimIo, ShippedAnimationCounts) {
   const auto bird = io::read_animation_2d(kData + "complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth_anim.txt");
   EXPECT_EQ(bird.frames.size(), 140u);

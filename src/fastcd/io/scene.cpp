@@ -6,6 +6,7 @@
 
 #include "fastcd/cd/skeleton.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
 #include "fastcd/io/anim_io.hpp"
@@ -119,12 +120,35 @@ Scene load_scene(const std::string& json_path) {
 
   read_mesh_file(s, file_key(j, {"mesh_file"}, dir, json_path), json_path);
   const TgfGraph g = read_tgf(file_key(j, {"handle_file"}, dir, json_path));
-  s.W = read_dmat(file_key(j, {"weight_file"}, dir, json_path));
   s.kind = g.BE.rows() > 0 ? HandleKind::Bones : HandleKind::Points;
   if (g.BE.rows() > 0 && g.P.size() > 0)
     fail(json_path, "mixed point handles and bones are not supported (" + std::to_string(g.P.size()) +
                         " points, " + std::to_string(g.BE.rows()) + " bones)");
   s.handles = s.kind == HandleKind::Bones ? g.BE.rows() : g.P.size();
+  const std::string weights = file_key(j, {"weight_file"}, dir, json_path, false);
+  if (!weights.empty()) {
+    s.W = read_dmat(weights);
+  } else {
+    // No weights: unconstrained biharmonic weights pinned at the handles (partition of unity).
+    const MatrixXd C = g.C.leftCols(s.dim);
+    std::vector<std::vector<Index>> pins;
+    for (Index hnd = 0; hnd < s.handles; ++hnd) {
+      const VectorXd a = C.row(s.kind == HandleKind::Bones ? g.BE(hnd, 0) : g.P(hnd)).transpose();
+      const VectorXd b = s.kind == HandleKind::Bones ? VectorXd(C.row(g.BE(hnd, 1)).transpose()) : a;
+      pins.push_back(nearest_vertices_on_segment(s.X, a, b, s.kind == HandleKind::Bones ? 10 : 1));
+    }
+    // Bones sharing a joint pin the same vertex there: keep it with the first bone.
+    std::vector<char> taken(static_cast<std::size_t>(s.X.rows()), 0);
+    for (auto& p : pins) {
+      std::vector<Index> own;
+      for (Index v : p)
+        if (!taken[v]) own.push_back(v), taken[v] = 1;
+      if (own.empty()) fail(json_path, "two handles sit on the same mesh vertex; cannot compute weights");
+      p = own;
+    }
+    s.W = biharmonic_weights(s.X, s.T, pins);
+    s.warnings.push_back("no weight_file: using unconstrained biharmonic weights pinned at the handles");
+  }
   if (s.W.rows() != s.X.rows())
     fail(json_path, "the weights have " + std::to_string(s.W.rows()) + " rows but the mesh has " +
                         std::to_string(s.X.rows()) + " vertices");

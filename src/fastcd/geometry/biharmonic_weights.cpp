@@ -1,0 +1,70 @@
+#include "fastcd/geometry/biharmonic_weights.hpp"
+
+#include <Eigen/SparseCholesky>
+#include <algorithm>
+
+#include "fastcd/common/check.hpp"
+#include "fastcd/common/submatrix.hpp"
+#include "fastcd/geometry/dirichlet_laplacian.hpp"
+#include "fastcd/geometry/massmatrix.hpp"
+
+namespace fastcd {
+
+MatrixXd biharmonic_weights(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                            const std::vector<std::vector<Index>>& handles) {
+  check_mesh(X, T, "biharmonic_weights");
+  const Index n = X.rows(), h = static_cast<Index>(handles.size());
+  FASTCD_CHECK(h >= 1, "no handles");
+  std::vector<Index> owner(static_cast<std::size_t>(n), -1);
+  std::vector<int> pinned;
+  for (Index j = 0; j < h; ++j) {
+    FASTCD_CHECK(!handles[j].empty(), "handle ", j, " pins no vertex");
+    for (Index v : handles[j]) {
+      FASTCD_CHECK(v >= 0 && v < n, "handle ", j, " pins vertex ", v, ", out of range [0, ", n, ")");
+      FASTCD_CHECK(owner[v] == -1 || owner[v] == j, "vertex ", v, " is pinned by handles ", owner[v], " and ", j);
+      if (owner[v] == -1) pinned.push_back(static_cast<int>(v));
+      owner[v] = j;
+    }
+  }
+  const SparseMatrix K = dirichlet_laplacian(X, T);
+  const VectorXd m = massmatrix(X, T).diagonal();
+  for (Index v = 0; v < n; ++v) FASTCD_CHECK(m(v) > 0, "vertex ", v, " belongs to no element");
+  const SparseMatrix Q = SparseMatrix(K * m.cwiseInverse().asDiagonal() * K);
+  MatrixXd W = MatrixXd::Zero(n, h);
+  for (Index v = 0; v < n; ++v)
+    if (owner[v] >= 0) W(v, owner[v]) = 1.0;
+  std::vector<Index> slot;
+  const Index nf = keep_slots(n, Eigen::Map<const VectorXi>(pinned.data(), static_cast<Index>(pinned.size())), slot);
+  if (nf == 0) return W;
+  // Q_ff W_f = -Q_fb W_b
+  MatrixXd rhs = MatrixXd::Zero(nf, h);
+  for (Index c = 0; c < Q.outerSize(); ++c) {
+    if (owner[c] < 0) continue;
+    for (SparseMatrix::InnerIterator it(Q, c); it; ++it)
+      if (slot[it.row()] >= 0) rhs(slot[it.row()], owner[c]) -= it.value();
+  }
+  Eigen::SimplicialLDLT<SparseMatrix> solver(principal_submatrix(Q, slot, nf));
+  FASTCD_ENSURE(solver.info() == Eigen::Success,
+                "the biharmonic system is singular (is every part of the mesh connected to a handle?)");
+  const MatrixXd Wf = solver.solve(rhs);
+  for (Index v = 0; v < n; ++v)
+    if (slot[v] >= 0) W.row(v) = Wf.row(slot[v]);
+  return W;
+}
+
+std::vector<Index> nearest_vertices_on_segment(const Eigen::Ref<const MatrixXd>& X, const Eigen::VectorXd& a,
+                                               const Eigen::VectorXd& b, int samples) {
+  FASTCD_CHECK(a.size() == X.cols() && b.size() == X.cols(), "segment ends must have ", X.cols(), " coordinates");
+  FASTCD_CHECK(samples >= 1, "samples must be >= 1");
+  std::vector<Index> out;
+  for (int s = 0; s < samples; ++s) {
+    const double t = samples == 1 ? 0.0 : double(s) / (samples - 1);
+    const Eigen::RowVectorXd p = ((1 - t) * a + t * b).transpose();
+    Index best = 0;
+    (X.rowwise() - p).rowwise().squaredNorm().minCoeff(&best);
+    if (std::find(out.begin(), out.end(), best) == out.end()) out.push_back(best);
+  }
+  return out;
+}
+
+}  // namespace fastcd
