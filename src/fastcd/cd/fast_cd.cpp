@@ -91,16 +91,20 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.Z_p = sys.Hr.solve(sys.BLJ);
   sys.Gf = P * sys.GB;
   sys.GJf = P * sys.GJ;
-  sys.F_y = sys.Gf * sys.Z_y;
-  sys.F_q = sys.Gf * sys.Z_q;
-  sys.F_p = sys.GJf - sys.Gf * sys.Z_p;
-  sys.Sf = P * sys.S * Q;
   sys.Kf = sys.K * Q;
+  // Fold (F <- F0 + Sf r, nf^2 per iteration) only while it is cheaper than the two thin
+  // products of the plain iteration (z = z0 + Kf r, F = Gf z + GJf p: 2 nf m).
+  if (sys.Gf.rows() <= 2 * sys.state_dim()) {
+    sys.F_y = sys.Gf * sys.Z_y;
+    sys.F_q = sys.Gf * sys.Z_q;
+    sys.F_p = sys.GJf - sys.Gf * sys.Z_p;
+    sys.Sf = P * sys.S * Q;
+  }
   if (options.gravity.size() > 0) {
     FASTCD_CHECK(options.gravity.size() == sys.dim, "gravity needs ", sys.dim, " entries, got ", options.gravity.size());
     sys.Bf_ext = MB.transpose() * options.gravity.replicate(X.rows(), 1);
     sys.z_g = sys.Hr.solve(sys.Bf_ext);
-    sys.F_g = sys.Gf * sys.z_g;
+    if (sys.folded()) sys.F_g = sys.Gf * sys.z_g;
   }
   return sys;
 }
@@ -133,7 +137,8 @@ void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen
              const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
              const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, FastCDWorkspace& ws, int iters) {
   const double h = sys.options.h;
-  const Index m = sys.state_dim(), np = sys.J.cols(), nf = sys.Sf.rows();
+  const Index m = sys.state_dim(), np = sys.J.cols(), nf = sys.Gf.rows();
+  const bool folded = sys.folded();
   ws.q.resize(np);
   ws.z0.resize(m);
   ws.zprev.resize(m);
@@ -145,12 +150,14 @@ void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen
   ws.z0.noalias() = sys.Z_y * ws.zprev;
   ws.z0.noalias() -= sys.Z_q * ws.q;
   ws.z0.noalias() -= sys.Z_p * p_next;
-  ws.F0.noalias() = sys.F_y * ws.zprev;
-  ws.F0.noalias() -= sys.F_q * ws.q;
-  ws.F0.noalias() += sys.F_p * p_next;
-  if (sys.z_g.size() > 0) {
-    ws.z0 += sys.z_g;
-    ws.F0 += sys.F_g;
+  if (sys.z_g.size() > 0) ws.z0 += sys.z_g;
+  if (folded) {  // F0 = Gf z0 + GJf p_next
+    ws.F0.noalias() = sys.F_y * ws.zprev;
+    ws.F0.noalias() -= sys.F_q * ws.q;
+    ws.F0.noalias() += sys.F_p * p_next;
+    if (sys.F_g.size() > 0) ws.F0 += sys.F_g;
+  } else {  // F0 = GJf p_next only
+    ws.F0.noalias() = sys.GJf * p_next;
   }
   ws.F.noalias() = sys.Gf * z;
   ws.F.noalias() += sys.GJf * p_next;
@@ -158,18 +165,19 @@ void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen
   const bool check = sys.options.tolerance > 0;
   for (int it = 0; it < iters; ++it) {
     local_rotations<dim>(ws.F, ws.r);
-    if (check) {
-      ws.zprev = z_out;
+    if (check || !folded) {
+      if (check) ws.zprev = z_out;
       z_out = ws.z0;
       z_out.noalias() += sys.Kf * ws.r;
-      if ((z_out - ws.zprev).norm() < sys.options.tolerance) return;
+      if (check && (z_out - ws.zprev).norm() < sys.options.tolerance) return;
     }
     if (it + 1 < iters) {
       ws.F = ws.F0;
-      ws.F.noalias() += sys.Sf * ws.r;
+      if (folded) ws.F.noalias() += sys.Sf * ws.r;
+      else ws.F.noalias() += sys.Gf * z_out;
     }
   }
-  if (iters > 0 && !check) {
+  if (iters > 0 && folded && !check) {
     z_out = ws.z0;
     z_out.noalias() += sys.Kf * ws.r;
   }

@@ -36,13 +36,15 @@ struct FastCD {
   MatrixXd K, S;              ///< folded iteration operators (F space)
   // The iteration as run by fast_cd_step, on nf numbers per cluster (2D: 2, 3D: 9):
   MatrixXd Z_y, Z_q, Z_p;     ///< z0 = Z_y y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
-  MatrixXd F_y, F_q, F_p;     ///< F0 = F_y y - F_q q + F_p p_next
+  MatrixXd F_y, F_q, F_p;     ///< F0 = F_y y - F_q q + F_p p_next (folded only)
   MatrixXd Gf, GJf;           ///< F(z) = Gf z + GJf p_next (warm start)
-  MatrixXd Sf, Kf;            ///< F <- F0 + Sf r,  z = z0 + Kf r
-  VectorXd z_g, F_g;          ///< constant shifts of z0 and F0 from gravity (empty without)
+  MatrixXd Sf, Kf;            ///< folded: F <- F0 + Sf r; plain: F <- Gf (z0 + Kf r) + GJf p;
+                              ///< z = z0 + Kf r. Sf is empty when the plain iteration is cheaper
+  VectorXd z_g, F_g;          ///< constant shifts of z0 and (folded) F0 from gravity (empty without)
   VectorXd Bf_ext;            ///< B^T Mv g (empty without gravity)
   double structural_residual = 0.0;  ///< ||C B||_F / (||C||_F ||B||_F)
   Index state_dim() const { return B.cols(); }
+  bool folded() const { return Sf.size() > 0; }  ///< iteration folded (small) or plain (large)
   Index n_rot() const { return clusters; }
 };
 
