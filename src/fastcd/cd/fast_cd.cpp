@@ -208,23 +208,12 @@ VectorXd fast_cd_step(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, co
   return out;
 }
 
-CDState fast_cd_initial_state(const FastCD& sys) {
-  CDState s;
-  s.s = VectorXd::Zero(sys.state_dim());
-  s.s_dot = VectorXd::Zero(sys.state_dim());
-  s.p = sys.p0;
-  s.p_dot = VectorXd::Zero(sys.p0.size());
-  return s;
-}
+CDState fast_cd_initial_state(const FastCD& sys) { return rest_state(sys.state_dim(), sys.p0); }
 
 void fast_cd_advance(const FastCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FastCDWorkspace& ws) {
   VectorXd z_new(sys.state_dim());
   fast_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, z_new, ws);
-  const double h = sys.options.h;
-  state.s_dot = (z_new - state.s) / h;
-  state.p_dot = (p_next - state.p) / h;
-  state.s = z_new;
-  state.p = p_next;
+  accept_step(state, std::move(z_new), p_next, sys.options.h);
 }
 
 VectorXd fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z) {

@@ -128,14 +128,7 @@ VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, c
   return u;
 }
 
-CDState full_cd_initial_state(const FullCD& sys) {
-  CDState s;
-  s.s = VectorXd::Zero(sys.state_dim());
-  s.s_dot = VectorXd::Zero(sys.state_dim());
-  s.p = sys.p0;
-  s.p_dot = VectorXd::Zero(sys.p0.size());
-  return s;
-}
+CDState full_cd_initial_state(const FullCD& sys) { return rest_state(sys.state_dim(), sys.p0); }
 
 void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next) {
   FullCDWorkspace ws;
@@ -145,11 +138,7 @@ void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const V
 void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws) {
   VectorXd s_new(sys.state_dim());
   full_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, s_new, ws);
-  const double h = sys.options.h;
-  state.s_dot = (s_new - state.s) / h;
-  state.p_dot = (p_next - state.p) / h;
-  state.s = std::move(s_new);
-  state.p = p_next;
+  accept_step(state, std::move(s_new), p_next, sys.options.h);
 }
 
 MatrixXd full_cd_positions(const FullCD& sys, const CDState& state) {

@@ -21,3 +21,23 @@ void validate(const CDOptions& o) {
 }
 
 }  // namespace fastcd
+
+namespace fastcd {
+
+CDState rest_state(Index state_dim, const Eigen::Ref<const VectorXd>& p0) {
+  CDState s;
+  s.s = VectorXd::Zero(state_dim);
+  s.s_dot = VectorXd::Zero(state_dim);
+  s.p = p0;
+  s.p_dot = VectorXd::Zero(p0.size());
+  return s;
+}
+
+void accept_step(CDState& state, VectorXd&& s_new, const Eigen::Ref<const VectorXd>& p_next, double h) {
+  state.s_dot = (s_new - state.s) / h;
+  state.p_dot = (p_next - state.p) / h;
+  state.s = std::move(s_new);
+  state.p = p_next;
+}
+
+}  // namespace fastcd

@@ -30,4 +30,11 @@ struct CDState {
   VectorXd s, s_dot, p, p_dot;
 };
 
+/// Rest state: s = 0 at rest (state_dim entries), rig at p0 at rest.
+CDState rest_state(Index state_dim, const Eigen::Ref<const VectorXd>& p0);
+
+/// Moves `state` to (s_new, p_next), with velocities by finite differences over h (as the
+/// seed's roll-out does).
+void accept_step(CDState& state, VectorXd&& s_new, const Eigen::Ref<const VectorXd>& p_next, double h);
+
 }  // namespace fastcd
