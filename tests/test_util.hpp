@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <set>
 #include <string>
 
 #include "fastcd/fastcd.hpp"
@@ -55,6 +60,40 @@ inline std::string sci(double v) {
   std::snprintf(buf, sizeof buf, "%.3e", v);
   return buf;
 }
+
+/// Fixture with a fresh temporary folder, removed after the test.
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device rd;
+    dir_ = std::filesystem::temp_directory_path() /
+           ("fastcd-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  /// Writes raw bytes to a file in the temporary folder and returns its path.
+  std::string put(const std::string& name, const std::string& bytes) const {
+    const std::string p = path(name);
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  static std::string slurp(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  /// Names of the files in the temporary folder (to check no temporary file is left).
+  std::set<std::string> listing() const {
+    std::set<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) names.insert(e.path().filename().string());
+    return names;
+  }
+
+  std::filesystem::path dir_;
+};
 
 inline double max_abs(const MatrixXd& A) { return A.size() ? A.cwiseAbs().maxCoeff() : 0.0; }
 

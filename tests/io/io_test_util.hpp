@@ -1,4 +1,5 @@
 #pragma once
+#include "test_util.hpp"
 // Shared helpers of the fastcd::io reader/writer tests: a per-test temporary folder, raw file
 // writing, and the shared data folder.
 #include <gtest/gtest.h>
@@ -23,40 +24,8 @@ inline std::string shared_data(const std::string& rel) {
   return std::string(FASTCD_SHARED_DIR) + "/data/" + rel;
 }
 
-/// Fixture with a fresh temporary folder, removed after the test.
-class IoTempDir : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::random_device rd;
-    dir_ = std::filesystem::temp_directory_path() /
-           ("fastcd-io-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  /// Writes raw bytes to a file in the temporary folder and returns its path.
-  std::string put(const std::string& name, const std::string& bytes) const {
-    const std::string p = path(name);
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p;
-  }
-  static std::string slurp(const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  /// Names of the files in the temporary folder (to check no temporary file is left).
-  std::set<std::string> listing() const {
-    std::set<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(dir_))
-      names.insert(e.path().filename().string());
-    return names;
-  }
-
-  std::filesystem::path dir_;
-};
+/// Fixture with a fresh temporary folder (test::TempDir).
+using IoTempDir = TempDir;
 
 /// Exact equality of two matrices (shape and every entry), with a readable failure.
 template <class A, class B>

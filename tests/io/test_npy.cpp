@@ -1,5 +1,6 @@
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/io/npy.hpp"
+#include "test_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,29 +26,8 @@ using fastcd::io::write_npy_states;
 
 namespace {
 
-class NpyTest : public ::testing::Test {
+class NpyTest : public fastcd::test::TempDir {
  protected:
-  void SetUp() override {
-    std::random_device rd;
-    dir_ = fs::temp_directory_path() /
-           ("fastcd-npy-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::vector<std::string> listing() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-  static std::string slurp(const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
   // Writes a .npy file by hand: version 1.0, the given header dict text
   // (padded to 64 bytes) and raw data bytes.
   void write_raw(const std::string& p, const std::string& dict, const std::string& data,
@@ -73,8 +53,6 @@ class NpyTest : public ::testing::Test {
     }
     return "<no exception>";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(NpyTest, RoundTripFloat64ThreeD) {
@@ -274,7 +252,7 @@ TEST_F(NpyTest, NoTemporaryFileLeftAfterSuccess) {
   std::vector<double> v(3, 1.0);
   write_npy(path("a.npy"), v.data(), {3});
   write_npy(path("a.npy"), v.data(), {3});  // overwrite
-  EXPECT_EQ(listing(), std::vector<std::string>{"a.npy"});
+  EXPECT_EQ(listing(), std::set<std::string>{"a.npy"});
 }
 
 TEST_F(NpyTest, AtomicWriteRemovesTempOnExceptionAndKeepsOldFile) {
@@ -288,7 +266,7 @@ TEST_F(NpyTest, AtomicWriteRemovesTempOnExceptionAndKeepsOldFile) {
                                      }),
                std::runtime_error);
   EXPECT_EQ(seen_tmp.rfind(path("keep.txt") + ".tmp-", 0), 0u) << seen_tmp;
-  EXPECT_EQ(listing(), std::vector<std::string>{"keep.txt"});
+  EXPECT_EQ(listing(), std::set<std::string>{"keep.txt"});
   EXPECT_EQ(slurp(path("keep.txt")), "old");
 }
 
@@ -296,7 +274,7 @@ TEST_F(NpyTest, AtomicWriteReplacesFile) {
   std::ofstream(path("f.txt")) << "old";
   write_file_atomically(path("f.txt"), [](const std::string& tmp) { std::ofstream(tmp) << "new"; });
   EXPECT_EQ(slurp(path("f.txt")), "new");
-  EXPECT_EQ(listing(), std::vector<std::string>{"f.txt"});
+  EXPECT_EQ(listing(), std::set<std::string>{"f.txt"});
 }
 
 TEST_F(NpyTest, AtomicWriteRejectsBadArguments) {
@@ -307,7 +285,7 @@ TEST_F(NpyTest, AtomicWriteRejectsBadArguments) {
   fs::create_directory(path("adir"));
   std::ofstream(path("adir/inner")) << "x";
   EXPECT_THROW(write_file_atomically(path("adir"), [](const std::string&) {}), std::runtime_error);
-  EXPECT_EQ(listing(), std::vector<std::string>{"adir"});
+  EXPECT_EQ(listing(), std::set<std::string>{"adir"});
 }
 
 }  // namespace

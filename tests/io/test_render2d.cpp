@@ -1,4 +1,5 @@
 #include "fastcd/io/render2d.hpp"
+#include "test_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -96,25 +97,8 @@ std::string run(const std::string& cmd) {
   return out;
 }
 
-class Render2dTest : public ::testing::Test {
+class Render2dTest : public fastcd::test::TempDir {
  protected:
-  void SetUp() override {
-    std::random_device rd;
-    dir_ = fs::temp_directory_path() /
-           ("fastcd-render-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::vector<std::string> listing() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
 
   // Two panels: a 4x2-cell patch swinging (5 frames) and a 2x1 patch (3 frames).
   std::vector<MeshPanel> tiny_panels() const {
@@ -139,7 +123,6 @@ class Render2dTest : public ::testing::Test {
     return panels;
   }
 
-  fs::path dir_;
 };
 
 // ffprobe "width,height,nb_read_frames" of the video stream.
@@ -222,7 +205,7 @@ TEST_F(Render2dTest, ClusterPngDecodesWithLabelColours) {
   Eigen::VectorXi labels(T.rows());
   for (int t = 0; t < T.rows(); ++t) labels(t) = (t / 8) % 4;  // 0..3
   write_cluster_png(path("c.png"), X, T, labels, "rotation clusters (one shared rotation each)");
-  EXPECT_EQ(listing(), std::vector<std::string>{"c.png"});
+  EXPECT_EQ(listing(), std::set<std::string>{"c.png"});
   const Png png = load_png(path("c.png"));
   EXPECT_EQ(png.width, 1200);
   EXPECT_EQ(png.height, 450);
@@ -264,7 +247,7 @@ TEST_F(Render2dTest, TimingPngDecodesWithSeriesColours) {
   std::vector<Series> right = {{"speedup", {200, 400, 800, 1600}, {10, 32, 116, 350}, {0.2, 0.2, 0.2}}};
   write_timing_png(path("t.png"), left, true, "time per step", "vertices", "seconds", right,
                    "speed-up", "full / reduced");
-  EXPECT_EQ(listing(), std::vector<std::string>{"t.png"});
+  EXPECT_EQ(listing(), std::set<std::string>{"t.png"});
   const Png png = load_png(path("t.png"));
   EXPECT_EQ(png.width, 1950);
   EXPECT_EQ(png.height, 630);
@@ -297,7 +280,7 @@ TEST_F(Render2dTest, PanelAnimationEncodesAllFrames) {
   std::vector<std::pair<int, int>> calls;
   write_panel_animation(path("a.mp4"), tiny_panels(), opt,
                         [&](int done, int total) { calls.emplace_back(done, total); });
-  EXPECT_EQ(listing(), std::vector<std::string>{"a.mp4"});
+  EXPECT_EQ(listing(), std::set<std::string>{"a.mp4"});
   EXPECT_EQ(probe(path("a.mp4")), (std::vector<int>{1040, 440, 5}));
   ASSERT_EQ(calls.size(), 5u);
   EXPECT_EQ(calls.back(), (std::pair<int, int>{5, 5}));

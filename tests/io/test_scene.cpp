@@ -54,20 +54,14 @@ INSTANTIATE_TEST_SUITE_P(
                       SceneCase{"complementary-dynamics-cpp/frog/frog.json", 3, 1749, 5389, 1, 40, io::HandleKind::Points}),
     [](const auto& info) { return fs::path(info.param.json).stem().string(); });
 
-class SceneErrors : public ::testing::Test {
+class SceneErrors : public test::TempDir {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("fastcd_scene_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   void SetUp() override {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    TempDir::SetUp();
     for (const char* f : {"sphere.mesh", "sphere.tgf", "sphere.dmat", "sphere_anim.txt"})
-      fs::copy_file(kData + "complementary-dynamics-cpp/sphere/" + f, dir / f);
+      fs::copy_file(kData + "complementary-dynamics-cpp/sphere/" + f, dir_ / f);
   }
-  void TearDown() override { fs::remove_all(dir); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  }
+  std::string write(const std::string& name, const std::string& text) { return put(name, text); }
   std::string scene(const std::string& extra, const std::string& weights = "sphere.dmat") {
     return write("s.json", R"({"mesh_file": "sphere.mesh", "handle_file": "sphere.tgf", "weight_file": ")" + weights +
                                R"(", "anim_file": "sphere_anim.txt", "dt": 0.01, "YM": 5e4, "pr": 0.4)" + extra + "}");
@@ -84,7 +78,7 @@ TEST_F(SceneErrors, ClearMessages) {
   write("sphere_anim.txt", "2 30\n0 0.8 0\n");
   test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene("")); }, "truncated file");
   const io::Scene ok = [&] {
-    fs::copy_file(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt", dir / "sphere_anim.txt",
+    fs::copy_file(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt", dir_ / "sphere_anim.txt",
                   fs::copy_options::overwrite_existing);
     return io::load_scene(scene(", \"model\": \"stvk\""));
   }();
