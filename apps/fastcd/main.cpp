@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "bench.hpp"
 #include "run.hpp"
 #include "tutorial.hpp"
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   fastcd::cli::register_tutorial(app);
   fastcd::cli::register_run(app);
+  fastcd::cli::register_bench(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
