@@ -26,7 +26,7 @@
 #include "fastcd/geometry/ympr_to_lame.hpp"
 #include "fastcd/solvers/block_coord.hpp"
 #include "fastcd/solvers/polar_svd.hpp"
-#include "fastcd/solvers/sparse_cholesky.hpp"
+#include "fastcd/solvers/kron_cholesky.hpp"
 #include "fastcd/subspace/lbs_weight_space_constraint.hpp"
 #include "fastcd/subspace/orthonormalize.hpp"
 #include "fastcd/subspace/project_into_subspace.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Settings shared by the full-order and fast complementary-dynamics solvers.
 #include "fastcd/cd/leak_field.hpp"
-#include "fastcd/solvers/sparse_cholesky.hpp"
+#include "fastcd/solvers/kron_cholesky.hpp"
 
 namespace fastcd {
 
