@@ -1,4 +1,5 @@
 #include "fastcd/io/render2d.hpp"
+#include "io/render_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -23,6 +24,10 @@ namespace fs = std::filesystem;
 using namespace fastcd::viz;
 
 namespace {
+
+using fastcd::test::probe;
+using fastcd::test::run;
+using fastcd::test::with_path;
 
 // ---------------------------------------------------------------- helpers
 
@@ -88,15 +93,6 @@ Png load_png(const std::string& path) {
   return out;
 }
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  std::unique_ptr<FILE, decltype(&pclose)> p(popen(cmd.c_str(), "r"), &pclose);
-  if (!p) return out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p.get())) out += buf;
-  return out;
-}
-
 class Render2dTest : public fastcd::test::TempDir {
  protected:
 
@@ -124,18 +120,6 @@ class Render2dTest : public fastcd::test::TempDir {
   }
 
 };
-
-// ffprobe "width,height,nb_read_frames" of the video stream.
-std::vector<int> probe(const std::string& file) {
-  const std::string out = run(
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-      "stream=nb_read_frames,width,height -of csv=p=0 '" + file + "' 2>&1");
-  std::vector<int> v;
-  std::stringstream ss(out);
-  std::string item;
-  while (std::getline(ss, item, ',')) v.push_back(std::atoi(item.c_str()));
-  return v;
-}
 
 // ---------------------------------------------------------------- colours / ticks
 
@@ -352,21 +336,6 @@ TEST_F(Render2dTest, PanelAnimationRejectsBadInput) {
     EXPECT_THROW(write_panel_animation(path("a.mp4"), tiny_panels(), bad), std::invalid_argument);
   }
   EXPECT_TRUE(listing().empty());
-}
-
-// Runs `f` with PATH set to `path_value`, restoring it afterwards.
-template <typename F>
-void with_path(const std::string& path_value, F&& f) {
-  const char* old = std::getenv("PATH");
-  const std::string saved = old ? old : "";
-  setenv("PATH", path_value.c_str(), 1);
-  try {
-    f();
-  } catch (...) {
-    setenv("PATH", saved.c_str(), 1);
-    throw;
-  }
-  setenv("PATH", saved.c_str(), 1);
 }
 
 TEST_F(Render2dTest, FailingFfmpegThrowsWithItsMessageAndLeavesNoTemp) {

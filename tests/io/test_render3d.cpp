@@ -1,4 +1,5 @@
 #include "fastcd/io/render3d.hpp"
+#include "io/render_test_util.hpp"
 
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/triangulated_grid.hpp"
@@ -30,6 +31,10 @@ namespace fs = std::filesystem;
 using namespace fastcd::viz;
 
 namespace {
+
+using fastcd::test::probe;
+using fastcd::test::run;
+using fastcd::test::with_path;
 
 // ---------------------------------------------------------------- helpers
 
@@ -102,42 +107,6 @@ bool border_is_white(const Image& img, int x0, int y0, int w, int h) {
       if (ring && img.at(x, y) != std::array<int, 3>{255, 255, 255}) return false;
     }
   return true;
-}
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  std::unique_ptr<FILE, decltype(&pclose)> p(popen(cmd.c_str(), "r"), &pclose);
-  if (!p) return out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p.get())) out += buf;
-  return out;
-}
-
-// ffprobe "width,height,nb_read_frames" of the video stream.
-std::vector<int> probe(const std::string& file) {
-  const std::string out = run(
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-      "stream=nb_read_frames,width,height -of csv=p=0 '" + file + "' 2>&1");
-  std::vector<int> v;
-  std::stringstream ss(out);
-  std::string item;
-  while (std::getline(ss, item, ',')) v.push_back(std::atoi(item.c_str()));
-  return v;
-}
-
-// Runs `f` with PATH set to `path_value`, restoring it afterwards.
-template <typename F>
-void with_path(const std::string& path_value, F&& f) {
-  const char* old = std::getenv("PATH");
-  const std::string saved = old ? old : "";
-  setenv("PATH", path_value.c_str(), 1);
-  try {
-    f();
-  } catch (...) {
-    setenv("PATH", saved.c_str(), 1);
-    throw;
-  }
-  setenv("PATH", saved.c_str(), 1);
 }
 
 // The 6x3x3 tetrahedralized unit box stretched 3x along x and centred; F its surface.
