@@ -44,6 +44,12 @@ TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
       z = z_out;
     }
     EXPECT_EQ(g_allocations.load() - before, 0) << dim << "D, " << modes << " modes, folded " << sys.folded();
+    // The roll-out helper too, once its workspace has seen one step.
+    CDState state = fast_cd_initial_state(sys);
+    fast_cd_advance(sys, state, p_next, ws);
+    const long before_advance = g_allocations.load();
+    for (int i = 0; i < 20; ++i) fast_cd_advance(sys, state, p_next, ws);
+    EXPECT_EQ(g_allocations.load() - before_advance, 0) << "fast_cd_advance, " << dim << "D";
     EXPECT_TRUE(z.allFinite());
   }
 }

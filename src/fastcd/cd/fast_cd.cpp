@@ -211,9 +211,9 @@ VectorXd fast_cd_step(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, co
 CDState fast_cd_initial_state(const FastCD& sys) { return rest_state(sys.state_dim(), sys.p0); }
 
 void fast_cd_advance(const FastCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FastCDWorkspace& ws) {
-  VectorXd z_new(sys.state_dim());
-  fast_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, z_new, ws);
-  accept_step(state, std::move(z_new), p_next, sys.options.h);
+  ws.s_next.resize(sys.state_dim());
+  fast_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, ws.s_next, ws);
+  accept_step(state, ws.s_next, p_next, sys.options.h);
 }
 
 VectorXd fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z) {

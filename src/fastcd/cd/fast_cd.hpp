@@ -51,6 +51,7 @@ struct FastCD {
 /// Scratch space for `fast_cd_step`, so that stepping allocates nothing.
 struct FastCDWorkspace {
   VectorXd q, z0, F0, F, r, zprev;
+  VectorXd s_next;  ///< fast_cd_advance's new z (swapped with the state's)
 };
 
 FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,

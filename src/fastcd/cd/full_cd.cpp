@@ -22,20 +22,23 @@ void check_step_inputs(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, 
                "non-finite input (NaN or Inf in the state or the rig pose)");
 }
 
-/// Constant parts of one step: Jp = J p_next and b0 = Mv yhat / h^2 - H Jp, yhat = uc + h uc_dot - J q.
-struct StepTerms {
-  VectorXd Jp, yhat, b0;
-};
-
-StepTerms step_terms(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
-                     const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                     const Eigen::Ref<const VectorXd>& p_next) {
+/// Constant parts of one step, into ws: Jp = J p+, yhat = uc + h uc_dot - J (p+ - p - h p_dot),
+/// b0 = Mv yhat / h^2 - L Jp (+ Mv g). Allocation-free once ws is sized.
+void step_constants(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+                    const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                    const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws) {
   const double h = sys.options.h;
-  StepTerms t;
-  t.Jp = sys.J * p_next;
-  t.yhat = uc + h * uc_dot - sys.J * (p_next - p - h * p_dot);
-  t.b0 = sys.op.Mv * t.yhat / (h * h) - sys.op.L * t.Jp;
-  return t;
+  const Index n = sys.state_dim();
+  ws.Jp.resize(n);
+  ws.yhat.resize(n);
+  ws.b0.resize(n);
+  ws.Jp.noalias() = sys.J * p_next;
+  ws.yhat = uc + h * uc_dot;
+  ws.yhat.noalias() -= sys.J * (p_next - p - h * p_dot);
+  ws.b0.noalias() = sys.op.Mv * ws.yhat;
+  ws.b0 /= h * h;
+  ws.b0.noalias() -= sys.op.L * ws.Jp;
+  if (sys.f_ext.size() > 0) ws.b0 += sys.f_ext;
 }
 
 }  // namespace
@@ -79,25 +82,14 @@ void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const
   check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
   FASTCD_CHECK(u.size() == sys.state_dim(), "output has ", u.size(), " entries, expected ", sys.state_dim());
   const int iters = iterations < 0 ? sys.options.iterations : iterations;
-  const double h = sys.options.h;
   const Index n = sys.state_dim(), nf = sys.op.G.rows();
-  ws.Jp.resize(n);
-  ws.yhat.resize(n);
-  ws.b0.resize(n);
   ws.x.resize(n);
   ws.F.resize(nf);
   ws.R.resize(nf);
   ws.b.resize(n);
   ws.u_prev.resize(n);
   ws.scratch.resize(n);
-  // Constant parts: b0 = Mv yhat / h^2 - L J p+,  yhat = uc + h uc_dot - J (p+ - p - h p_dot).
-  ws.Jp.noalias() = sys.J * p_next;
-  ws.yhat = uc + h * uc_dot;
-  ws.yhat.noalias() -= sys.J * (p_next - p - h * p_dot);
-  ws.b0.noalias() = sys.op.Mv * ws.yhat;
-  ws.b0 /= h * h;
-  ws.b0.noalias() -= sys.op.L * ws.Jp;
-  if (sys.f_ext.size() > 0) ws.b0 += sys.f_ext;
+  step_constants(sys, uc, uc_dot, p, p_dot, p_next, ws);
   u = uc;
   for (int it = 0; it < iters; ++it) {
     // local: closest rotation per element
@@ -136,9 +128,9 @@ void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const V
 }
 
 void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws) {
-  VectorXd s_new(sys.state_dim());
-  full_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, s_new, ws);
-  accept_step(state, std::move(s_new), p_next, sys.options.h);
+  ws.s_next.resize(sys.state_dim());
+  full_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, ws.s_next, ws);
+  accept_step(state, ws.s_next, p_next, sys.options.h);
 }
 
 MatrixXd full_cd_positions(const FullCD& sys, const CDState& state) {
@@ -150,7 +142,8 @@ double full_cd_energy(const FullCD& sys, const Eigen::Ref<const VectorXd>& u, co
                       const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next) {
   check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
   FASTCD_CHECK(u.size() == sys.state_dim(), "u has ", u.size(), " entries, expected ", sys.state_dim());
-  const StepTerms t = step_terms(sys, uc, uc_dot, p, p_dot, p_next);
+  FullCDWorkspace t;
+  step_constants(sys, uc, uc_dot, p, p_dot, p_next, t);
   const double h = sys.options.h;
   const VectorXd du = u - t.yhat;
   const VectorXd F = sys.op.G * (t.Jp + u);

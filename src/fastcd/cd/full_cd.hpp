@@ -46,6 +46,7 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
 /// Scratch space for full_cd_step (sized on first use, reused afterwards).
 struct FullCDWorkspace {
   VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda, scratch;
+  VectorXd s_next;  ///< full_cd_advance's new u_c (swapped with the state's)
 };
 
 /// The seed's FullCD.step into u_out, reusing `ws`.

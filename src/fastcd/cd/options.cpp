@@ -33,10 +33,10 @@ CDState rest_state(Index state_dim, const Eigen::Ref<const VectorXd>& p0) {
   return s;
 }
 
-void accept_step(CDState& state, VectorXd&& s_new, const Eigen::Ref<const VectorXd>& p_next, double h) {
+void accept_step(CDState& state, VectorXd& s_new, const Eigen::Ref<const VectorXd>& p_next, double h) {
   state.s_dot = (s_new - state.s) / h;
   state.p_dot = (p_next - state.p) / h;
-  state.s = std::move(s_new);
+  state.s.swap(s_new);
   state.p = p_next;
 }
 

@@ -34,7 +34,8 @@ struct CDState {
 CDState rest_state(Index state_dim, const Eigen::Ref<const VectorXd>& p0);
 
 /// Moves `state` to (s_new, p_next), with velocities by finite differences over h (as the
-/// seed's roll-out does).
-void accept_step(CDState& state, VectorXd&& s_new, const Eigen::Ref<const VectorXd>& p_next, double h);
+/// seed's roll-out does). s_new is swapped into the state and comes back holding the previous
+/// s, so a caller that keeps it as scratch allocates nothing per step.
+void accept_step(CDState& state, VectorXd& s_new, const Eigen::Ref<const VectorXd>& p_next, double h);
 
 }  // namespace fastcd
