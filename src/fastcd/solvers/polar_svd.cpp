@@ -34,6 +34,91 @@ void polar_svd<3>(const Eigen::Matrix3d& F, Eigen::Matrix3d& R, Eigen::Matrix3d*
   if (S) *S = V * sigma.asDiagonal() * V.transpose();
 }
 
+namespace detail {
+
+namespace {
+inline double det3(double a, double b, double c, double d, double e, double f, double g, double h, double i) {
+  return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+}
+}  // namespace
+
+bool closest_rotation_3x3(const double* F, double* R) {
+  // Horn (1987): max_R tr(R^T F) = the largest eigenvalue of the traceless symmetric 4x4 N
+  // below, attained at R(q) for its unit eigenvector q = (w, x, y, z). With S = F^T (Horn's
+  // correlation), det(N - l I) = l^4 + c2 l^2 + c1 l + c0, c2 = -2 |F|^2, c1 = -8 det F,
+  // c0 = det N. The largest root is found by Newton from l0 = sqrt(3) |F| >= sigma1 + sigma2 +
+  // sigma3 >= l_max, monotone from above since every root is real; q is the column of adj(N - l I)
+  // with the largest diagonal (the 4D cross product of the other three rows).
+  const double Sxx = F[0], Syx = F[1], Szx = F[2], Sxy = F[3], Syy = F[4], Szy = F[5], Sxz = F[6], Syz = F[7],
+               Szz = F[8];
+  const double n2 = Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy +
+                    Szz * Szz;
+  if (!(n2 > 0) || !std::isfinite(n2)) return false;
+  double N[4][4] = {{Sxx + Syy + Szz, Syz - Szy, Szx - Sxz, Sxy - Syx},
+                    {Syz - Szy, Sxx - Syy - Szz, Sxy + Syx, Szx + Sxz},
+                    {Szx - Sxz, Sxy + Syx, -Sxx + Syy - Szz, Syz + Szy},
+                    {Sxy - Syx, Szx + Sxz, Syz + Szy, -Sxx - Syy + Szz}};
+  const double detF = det3(F[0], F[1], F[2], F[3], F[4], F[5], F[6], F[7], F[8]);
+  const double c2 = -2.0 * n2, c1 = -8.0 * detF;
+  // det N by cofactor expansion along the first row.
+  const double c0 = N[0][0] * det3(N[1][1], N[1][2], N[1][3], N[2][1], N[2][2], N[2][3], N[3][1], N[3][2], N[3][3]) -
+                    N[0][1] * det3(N[1][0], N[1][2], N[1][3], N[2][0], N[2][2], N[2][3], N[3][0], N[3][2], N[3][3]) +
+                    N[0][2] * det3(N[1][0], N[1][1], N[1][3], N[2][0], N[2][1], N[2][3], N[3][0], N[3][1], N[3][3]) -
+                    N[0][3] * det3(N[1][0], N[1][1], N[1][2], N[2][0], N[2][1], N[2][2], N[3][0], N[3][1], N[3][2]);
+  const double scale = std::sqrt(3.0 * n2);
+  double l = scale;
+  for (int it = 0; it < 60; ++it) {
+    const double l2 = l * l;
+    const double p = (l2 + c2) * l2 + c1 * l + c0;
+    const double dp = 4.0 * l2 * l + 2.0 * c2 * l + c1;
+    if (!(dp > 0)) break;  // at (or past) a multiple root: stop where we are
+    const double step = p / dp;
+    l -= step;
+    if (std::abs(step) <= 1e-15 * scale) break;
+  }
+  for (int k = 0; k < 4; ++k) N[k][k] -= l;
+  // Principal 3x3 minors of A = N - l I: the diagonal of adj A = prod_j (l_j - l) q q^T (<= 0).
+  auto minor = [&](int r0, int r1, int r2, int k0, int k1, int k2) {
+    return det3(N[r0][k0], N[r0][k1], N[r0][k2], N[r1][k0], N[r1][k1], N[r1][k2], N[r2][k0], N[r2][k1], N[r2][k2]);
+  };
+  const double d[4] = {minor(1, 2, 3, 1, 2, 3), minor(0, 2, 3, 0, 2, 3), minor(0, 1, 3, 0, 1, 3),
+                       minor(0, 1, 2, 0, 1, 2)};
+  int k = 0;
+  for (int j = 1; j < 4; ++j)
+    if (std::abs(d[j]) > std::abs(d[k])) k = j;
+  // d[k] is the product of the gaps l_max - l_j (j = 2..4). The root's rounding error grows like
+  // eps / gap and the eigenvector's like eps / gap^2 (relative), so below a relative gap of
+  // about 1e-3 (including the ill-determined case of coinciding top eigenvalues, e.g. rank-1 F)
+  // the SVD is the more accurate choice.
+  if (!(std::abs(d[k]) > 1e-3 * scale * scale * scale)) return false;
+  int rows[3], r = 0;
+  for (int j = 0; j < 4; ++j)
+    if (j != k) rows[r++] = j;
+  double q[4];
+  for (int j = 0; j < 4; ++j) {  // column k of adj(A): (-1)^(j+k) * minor without row k, column j
+    int cols[3], c = 0;
+    for (int t = 0; t < 4; ++t)
+      if (t != j) cols[c++] = t;
+    const double m = minor(rows[0], rows[1], rows[2], cols[0], cols[1], cols[2]);
+    q[j] = ((j + k) % 2 == 0) ? m : -m;
+  }
+  const double qn = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const double w = q[0] / qn, x = q[1] / qn, y = q[2] / qn, z = q[3] / qn;
+  // Row-major R(q).
+  R[0] = 1 - 2 * (y * y + z * z);
+  R[1] = 2 * (x * y - w * z);
+  R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);
+  R[4] = 1 - 2 * (x * x + z * z);
+  R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);
+  R[7] = 2 * (y * z + w * x);
+  R[8] = 1 - 2 * (x * x + y * y);
+  return true;
+}
+
+}  // namespace detail
+
 namespace {
 template <int dim>
 void check_batch(const Eigen::Ref<const VectorXd>& F, const char* where) {
@@ -46,36 +131,45 @@ void check_batch(const Eigen::Ref<const VectorXd>& F, const char* where) {
 namespace detail {
 
 template <>
-void polar_rotations_unchecked<2>(const double* F, Index count, double* R) {
-#pragma omp parallel for if (count > 8192) schedule(static)
-  for (Index e = 0; e < count; ++e) {
-    const double* f = F + 4 * e;
-    const double x = f[0] + f[3], y = f[2] - f[1];
-    const double r2 = x * x + y * y;
-    double c = 1.0, s = 0.0;
-    if (r2 > 0) {
-      const double inv = 1.0 / std::sqrt(r2);
-      c = x * inv;
-      s = y * inv;
-    }
-    double* o = R + 4 * e;
-    o[0] = c;
-    o[1] = -s;
-    o[2] = s;
-    o[3] = c;
+void closest_rotation<2>(const double* f, double* o) {
+  const double x = f[0] + f[3], y = f[2] - f[1];
+  const double r2 = x * x + y * y;
+  double c = 1.0, s = 0.0;
+  if (r2 > 0) {
+    const double inv = 1.0 / std::sqrt(r2);
+    c = x * inv;
+    s = y * inv;
   }
+  o[0] = c;
+  o[1] = -s;
+  o[2] = s;
+  o[3] = c;
 }
 
 template <>
-void polar_rotations_unchecked<3>(const double* F, Index count, double* R) {
+void closest_rotation<3>(const double* f, double* o) {
+  if (closest_rotation_3x3(f, o)) return;
   using Mat = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
-#pragma omp parallel for if (count > 2048) schedule(static)
-  for (Index e = 0; e < count; ++e) {
-    Eigen::Matrix3d Fe = Eigen::Map<const Mat>(F + 9 * e), Re;
-    polar_svd<3>(Fe, Re);
-    Eigen::Map<Mat>(R + 9 * e) = Re;
-  }
+  Eigen::Matrix3d Fe = Eigen::Map<const Mat>(f), Re;
+  polar_svd<3>(Fe, Re);
+  Eigen::Map<Mat> out(o);
+  out = Re;
 }
+
+template <int dim>
+void polar_rotations_unchecked(const double* F, Index count, double* R) {
+  constexpr int d2 = dim * dim;
+  // An OpenMP region costs about a microsecond even when it runs serially: thread only batches
+  // large enough to pay for it.
+  if (count < (dim == 2 ? 8192 : 2048)) {
+    for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
+}
+template void polar_rotations_unchecked<2>(const double*, Index, double*);
+template void polar_rotations_unchecked<3>(const double*, Index, double*);
 
 }  // namespace detail
 

@@ -12,7 +12,8 @@ namespace fastcd {
 ///
 /// 2x2: closed form R = rot(atan2(F10 - F01, F00 + F11)) (identity when both are 0, where
 /// every rotation is equally close). 3x3: Eigen::JacobiSVD, with the last column of U negated
-/// when det(U V^T) < 0.
+/// when det(U V^T) < 0. (The batched rotation-only kernels use the faster exact
+/// detail::closest_rotation_3x3 and fall back to this SVD.)
 template <int dim>
 void polar_svd(const Eigen::Matrix<double, dim, dim>& F, Eigen::Matrix<double, dim, dim>& R,
                Eigen::Matrix<double, dim, dim>* S = nullptr);
@@ -33,11 +34,22 @@ PolarDecomposition polar_svd(const Eigen::Ref<const VectorXd>& F, Index dim);
 void polar_rotations(const Eigen::Ref<const VectorXd>& F, Index dim, VectorXd& R);
 
 namespace detail {
+/// Closest rotation of one row-major dim x dim matrix, no checks, no threading.
+template <int dim>
+void closest_rotation(const double* F, double* R);
+
 /// Solver kernel: closest rotations of `count` row-major dim x dim matrices, no checks.
 /// Parallel (OpenMP) above a few thousand matrices; each result depends only on its own input,
 /// so the output is independent of the thread count.
 template <int dim>
 void polar_rotations_unchecked(const double* F, Index count, double* R);
+
+/// Closest rotation of one row-major 3x3 F, exactly (Horn's quaternion eigenproblem, its
+/// characteristic polynomial solved by Newton; about 10x faster than a 3x3 JacobiSVD). Returns
+/// false, leaving R untouched, when F is zero, not finite or its closest rotation is
+/// ill-determined (the two largest eigenvalues of Horn's matrix nearly coincide); callers then
+/// fall back to the SVD.
+bool closest_rotation_3x3(const double* F, double* R);
 }  // namespace detail
 
 }  // namespace fastcd
