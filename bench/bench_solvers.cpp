@@ -2,6 +2,7 @@
 // and fast order over the seed's resolution sweep, plus the pieces of a full-order step.
 #include <benchmark/benchmark.h>
 
+#include "bench_cases.hpp"
 #include "fastcd/fastcd.hpp"
 
 namespace {
@@ -10,7 +11,7 @@ using namespace fastcd;
 
 struct BeamCase {
   Mesh mesh;
-  Rig rig;
+  LinearRig rig;
   explicit BeamCase(int w, int h) : mesh(beam(w, h)) {
     rig = affine_handle_rig(mesh.X, kron_identity(massmatrix(mesh.X, mesh.T, 1e3), 2));
   }
@@ -22,9 +23,12 @@ template <class Sys, class Advance, class Init>
 void run_steps(benchmark::State& state, const Sys& sys, Advance advance, Init init) {
   CDState s = init(sys);
   int i = 0;
-  for (int w = 0; w < 10; ++w) advance(s, metronome_pose(sys.p0, sys.dim, i++));  // warm-up
+  // The seed's metronome: amplitude 3 on the 2D beam (length 2 * 40/5 after its scaling), 0.3 on
+  // the 3D meshes (normalised to extent 2), as in `fastcd bench`.
+  const double amp = sys.dim == 2 ? 3.0 : 0.3;
+  for (int w = 0; w < 10; ++w) advance(s, metronome_pose(sys.p0, sys.dim, i++, amp));  // warm-up
   for (auto _ : state) {
-    advance(s, metronome_pose(sys.p0, sys.dim, i++));
+    advance(s, metronome_pose(sys.p0, sys.dim, i++, amp));
     benchmark::DoNotOptimize(s.s.data());
   }
   state.counters["vertices"] = double(sys.J.rows() / sys.dim);
@@ -35,7 +39,8 @@ void BM_FullStepBeam(benchmark::State& state) {
   const BeamCase c(r[0], r[1]);
   const FullCD sys = full_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0);
   FullCDWorkspace ws;
-  run_steps(state, sys, [&](CDState& s, const VectorXd& p) { full_cd_advance(sys, s, p, ws); }, full_cd_initial_state);
+  run_steps(state, sys, [&](CDState& s, const VectorXd& p) { full_cd_advance(sys, s, p, ws); },
+            [](const FullCD& f) { return full_cd_initial_state(f); });
 }
 BENCHMARK(BM_FullStepBeam)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
 
@@ -71,7 +76,7 @@ BENCHMARK(BM_FullPrecomputeBeam)->Arg(0)->Arg(4)->Unit(benchmark::kMillisecond);
 void BM_FastPrecomputeBeam(benchmark::State& state) {
   const auto& r = kSweep[state.range(0)];
   const BeamCase c(r[0], r[1]);
-  for (auto _ : state) benchmark::DoNotOptimize(fast_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0).K.data());
+  for (auto _ : state) benchmark::DoNotOptimize(fast_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0).Zy.data());
 }
 BENCHMARK(BM_FastPrecomputeBeam)->Arg(0)->Arg(4)->Unit(benchmark::kMillisecond);
 
@@ -121,4 +126,70 @@ void BM_FullPieceSolve(benchmark::State& state) {
 }
 BENCHMARK(BM_FullPieceSolve)->Unit(benchmark::kMicrosecond);
 
+}  // namespace
+
+// ---------------------------------------------------------------- 3D: the Spot character
+namespace {
+
+struct SpotFast {
+  bench::RiggedMesh c;
+  FastCD sys;
+  SpotFast() : c(bench::spot_case(FASTCD_SHARED_DIR)) {
+    if (c.name.empty()) return;
+    CDOptions o;
+    o.modes = 16;
+    o.clusters = 100;
+    sys = fast_cd_precompute(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o);
+  }
+};
+const SpotFast& spot_fast() {
+  static const SpotFast s;
+  return s;
+}
+
+void BM_FastStepSpot(benchmark::State& state) {
+  const SpotFast& s = spot_fast();
+  if (s.c.name.empty()) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  FastCDWorkspace ws;
+  run_steps(state, s.sys, [&](CDState& st, const VectorXd& p) { fast_cd_advance(s.sys, st, p, ws); },
+            [](const FastCD& f) { return fast_cd_initial_state(f); });
+}
+BENCHMARK(BM_FastStepSpot)->Unit(benchmark::kMicrosecond);
+
+void BM_FastLiftSpot(benchmark::State& state) {
+  const SpotFast& s = spot_fast();
+  if (s.c.name.empty()) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  const VectorXd z = VectorXd::Random(s.sys.state_dim());
+  VectorXd u(s.sys.n_vertices * 3);
+  for (auto _ : state) {
+    fast_cd_lift(s.sys, z, u);
+    benchmark::DoNotOptimize(u.data());
+  }
+}
+BENCHMARK(BM_FastLiftSpot)->Unit(benchmark::kMicrosecond);
+
+void BM_FastPrecomputeSpot(benchmark::State& state) {
+  const SpotFast& s = spot_fast();
+  if (s.c.name.empty()) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  CDOptions o;
+  o.modes = 16;
+  o.clusters = 100;
+  for (auto _ : state) benchmark::DoNotOptimize(fast_cd_precompute(s.c.mesh.X, s.c.mesh.T, s.c.rig.J, s.c.rig.p0, o).Zy.data());
+}
+BENCHMARK(BM_FastPrecomputeSpot)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
+// The local step of one structured 3D iteration on Spot (100 clusters).
+namespace {
+void BM_FastPieceSpotRotations(benchmark::State& state) {
+  const FastCD& f = spot_fast().sys;
+  VectorXd F = VectorXd::Random(f.clusters * 9), R(f.clusters * 9);
+  for (Index c = 0; c < f.clusters; ++c) F(9 * c) += 3.0, F(9 * c + 4) += 3.0, F(9 * c + 8) += 3.0;  // near-rotations
+  for (auto _ : state) {
+    detail::polar_rotations_unchecked<3>(F.data(), f.clusters, R.data());
+    benchmark::DoNotOptimize(R.data());
+  }
+}
+BENCHMARK(BM_FastPieceSpotRotations)->Unit(benchmark::kMicrosecond);
 }  // namespace

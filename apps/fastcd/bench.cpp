@@ -3,7 +3,11 @@
 // to the project's targets, and optionally writes one JSON record per case.
 #include "bench.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +16,7 @@
 #include "fastcd/fastcd.hpp"
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/io/mesh_io.hpp"
+#include "bench_cases.hpp"
 #include "progress.hpp"
 
 namespace fastcd::cli {
@@ -21,22 +26,25 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct BenchSettings {
-  std::string json;
+  std::string json, data = FASTCD_SHARED_DIR;
   int steps = 200, warmup = 10;
+  double max_case_s = 4.0;  ///< per solver and case: fewer steps when one step is slow
   bool quick = false, no3d = false;
 };
 
 struct Case {
   std::string name;
   Mesh mesh;
+  LinearRig rig;  ///< empty J: the seed's single affine handle
   int modes, clusters;
 };
 
 struct Stats {
-  double median, p10, p90;
+  double median = 0, p10 = 0, p90 = 0;
 };
 
 Stats stats(std::vector<double> t) {
+  if (t.empty()) return {};
   std::sort(t.begin(), t.end());
   auto q = [&](double f) { return t[static_cast<std::size_t>(f * (t.size() - 1))]; };
   return {q(0.5), q(0.1), q(0.9)};
@@ -44,47 +52,140 @@ Stats stats(std::vector<double> t) {
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+/// Peak resident set size of the process so far (MiB).
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+double mib(const MatrixXd& A) { return 8.0 * static_cast<double>(A.size()) / (1024.0 * 1024.0); }
+double mib(const VectorXd& A) { return 8.0 * static_cast<double>(A.size()) / (1024.0 * 1024.0); }
+double mib(const SparseMatrix& A) { return 12.0 * static_cast<double>(A.nonZeros()) / (1024.0 * 1024.0); }
+
+/// Memory the precomputed fast system keeps (MiB), and how much of it a step touches.
+std::pair<double, double> fast_memory(const FastCD& f) {
+  const double step = mib(f.Zy) + mib(f.Z_q) + mib(f.Z_p) + mib(f.GJf) + mib(f.QT) + mib(f.Kt) + mib(f.Gf) +
+                      mib(f.F_y) + mib(f.F_q) + mib(f.F_p) + mib(f.Sf) + mib(f.Kf);
+  const double all = step + mib(f.J) + mib(f.Mv) + mib(f.W) + mib(f.Phi) + mib(f.B) + mib(f.GB) + mib(f.GJ) +
+                     mib(f.BMB) + mib(f.BMJ) + mib(f.BLJ) + mib(MatrixXd(f.Hr.matrixLLT())) + mib(f.constraint.C);
+  return {all, step};
+}
+
+double full_memory(const FullCD& f) {
+  return mib(f.J) + mib(f.op.G) + mib(f.op.L) + mib(f.op.Mv) + mib(f.Hs) + mib(f.GtAMue) + mib(f.Y) +
+         mib(f.constraint.C) + 2.0 * mib(f.Hs);  // + the factor (about the size of Hs's fill; a lower bound)
+}
+
 template <class Advance>
 Stats time_steps(const VectorXd& p0, Index dim, const BenchSettings& st, CDState s, Advance advance) {
   std::vector<double> us;
+  const auto start = Clock::now();
   for (int i = 0; i < st.warmup + st.steps; ++i) {
     const VectorXd p = metronome_pose(p0, dim, i, dim == 2 ? 3.0 : 0.3, 80.0);
     const auto t0 = Clock::now();
     advance(s, p);
     if (i >= st.warmup) us.push_back(1e6 * seconds_since(t0));
+    if (i >= st.warmup + 20 && seconds_since(start) > st.max_case_s) break;  // at least 20 timed steps
   }
   return stats(us);
 }
 
-nlohmann::json record(const std::string& solver, const Case& c, int iterations, double pre, const Stats& step,
-                      double lift) {
-  nlohmann::json r = {{"solver", solver}, {"case", c.name}, {"dim", c.mesh.X.cols()},
-                      {"vertices", c.mesh.X.rows()}, {"elements", c.mesh.T.rows()},
-                      {"modes", solver == "fast" ? c.modes : 0}, {"clusters", solver == "fast" ? c.clusters : 0},
-                      {"iterations", iterations}, {"precompute_s", pre}, {"step_us_median", step.median},
-                      {"step_us_p10", step.p10}, {"step_us_p90", step.p90}};
-  r["lift_us_median"] = lift;
-  return r;
+struct Result {
+  std::string solver;
+  const Case* c;
+  int iterations;
+  double pre_s;
+  Stats step;
+  double lift_us, memory_mib, step_memory_mib, peak_rss_mib;
+};
+
+nlohmann::json record(const Result& r) {
+  const Case& c = *r.c;
+  const bool fast = r.solver == "fast";
+  return {{"solver", r.solver}, {"case", c.name}, {"dim", c.mesh.X.cols()}, {"vertices", c.mesh.X.rows()},
+          {"elements", c.mesh.T.rows()}, {"modes", fast ? c.modes : 0}, {"clusters", fast ? c.clusters : 0},
+          {"iterations", r.iterations}, {"precompute_s", r.pre_s}, {"step_us_median", r.step.median},
+          {"step_us_p10", r.step.p10}, {"step_us_p90", r.step.p90}, {"lift_us_median", r.lift_us},
+          {"memory_mib", r.memory_mib}, {"step_memory_mib", r.step_memory_mib}, {"peak_rss_mib", r.peak_rss_mib}};
 }
 
-int run_bench(const BenchSettings& st) {
+std::vector<Case> make_cases(const BenchSettings& st) {
   std::vector<Case> cases;
   const int sweep[5][2] = {{40, 5}, {70, 7}, {100, 8}, {140, 9}, {180, 10}};
   for (const auto& r : sweep) {
-    cases.push_back({"beam-" + std::to_string(r[0]) + "x" + std::to_string(r[1]), beam(r[0], r[1]), 10, 20});
+    if (st.quick && r[0] != 40) continue;
+    cases.push_back({"beam-" + std::to_string(r[0]) + "x" + std::to_string(r[1]), beam(r[0], r[1]), {}, 10, 20});
+  }
+  if (st.no3d) return cases;
+  // 3D: the Spot character first (its peak memory is then its own), then boxes of growing size.
+  if (!st.quick) {
+    bench::RiggedMesh spot = bench::spot_case(st.data);
+    if (!spot.name.empty()) cases.push_back({"spot", spot.mesh, spot.rig, 16, 100});
+    else std::fprintf(stderr, "fastcd bench: no Spot mesh under %s/data/derived-tetgen; skipping it\n", st.data.c_str());
+  }
+  for (int n : {6, 10, 14}) {
+    Mesh m = tetrahedralized_grid(3 * n, n, n);
+    m.X.col(0) *= 3.0;
+    cases.push_back({"box-" + std::to_string(m.X.rows()), m, {}, 16, 100});
     if (st.quick) break;
   }
-  if (!st.no3d) {
-    for (int n : {6, 10, 14}) {
-      Mesh m = tetrahedralized_grid(3 * n, n, n);
-      m.X.col(0) *= 3.0;
-      cases.push_back({"box-" + std::to_string(m.X.rows()), m, 16, 100});
-      if (st.quick) break;
-    }
+  return cases;
+}
+
+const Result* find(const std::vector<Result>& rs, const std::string& solver, const std::string& name) {
+  for (const Result& r : rs)
+    if (r.solver == solver && r.c->name == name) return &r;
+  return nullptr;
+}
+
+/// The issue's targets next to what was measured.
+void print_targets(const std::vector<Result>& rs) {
+  std::printf("\ntargets (2 cores; medians, [p10, p90])\n");
+  std::printf("%-44s %-30s %-14s %s\n", "figure", "measured", "target", "");
+  auto row = [](const char* what, const Result* r, double value, const char* unit, double target, const char* ttext) {
+    if (!r) return;
+    char meas[64];
+    if (std::string(unit) == "us" && r->step.p10 > 0 && value == r->step.median)
+      std::snprintf(meas, sizeof meas, "%.1f us [%.1f, %.1f]", value, r->step.p10, r->step.p90);
+    else if (std::string(unit) == "us" && value == r->step.median / 1000.0)
+      std::snprintf(meas, sizeof meas, "%.3f ms [%.3f, %.3f]", value, r->step.p10 / 1000.0, r->step.p90 / 1000.0);
+    else std::snprintf(meas, sizeof meas, "%.3g %s", value, unit);
+    std::printf("%-44s %-30s %-14s %s\n", what, meas, ttext, value <= target ? "ok" : "MISSED");
+  };
+  const Result* fb = find(rs, "fast", "beam-40x5");
+  const Result* fb2 = find(rs, "fast", "beam-180x10");
+  const Result* ub = find(rs, "full", "beam-40x5");
+  const Result* ub2 = find(rs, "full", "beam-180x10");
+  row("fast step, beam 200 verts", fb, fb ? fb->step.median : 0, "us", 5.0, "<= 5 us");
+  if (fb && fb2) {
+    const double spread = std::abs(fb2->step.median / fb->step.median - 1.0);
+    std::printf("%-44s %-30s %-14s %s\n", "fast step flat, 200 -> 1800 verts",
+                (std::to_string(int(std::lround(100 * spread))) + " % change").c_str(), "<= 10 %",
+                spread <= 0.10 ? "ok" : "MISSED");
   }
-  nlohmann::json records = nlohmann::json::array();
-  std::printf("%-12s %3s %6s %6s | %-5s %10s %11s %11s %11s %10s\n", "case", "dim", "verts", "elems", "solv",
-              "precomp s", "step us med", "p10", "p90", "lift us");
+  row("full step, beam 200 verts", ub, ub ? ub->step.median : 0, "us", 60.0, "<= 60 us");
+  row("full step, beam 1800 verts", ub2, ub2 ? ub2->step.median / 1000.0 : 0, "us", 1.5, "<= 1.5 ms");
+  const Result* fs = find(rs, "fast", "spot");
+  const Result* us = find(rs, "full", "spot");
+  row("full step, Spot 4447 verts / 18k tets", us, us ? us->step.median / 1000.0 : 0, "us", 100.0, "<= 100 ms");
+  row("fast step, Spot, 16 modes / 100 clusters", fs, fs ? fs->step.median : 0, "us", 100.0, "<= 100 us (50)");
+  row("fast precompute, Spot", fs, fs ? fs->pre_s : 0, "s", 2.0, "<= 2 s");
+  row("fast peak memory (process), Spot", fs, fs ? fs->peak_rss_mib : 0, "MiB", 300.0, "<= 300 MB");
+  row("fast lift u = B z, Spot", fs, fs ? fs->lift_us : 0, "us", 500.0, "<= 0.5 ms");
+  if (fb) std::printf("%-44s %.0fx (simkit ~1 ms)\n", "fast beam step vs simkit", 1000.0 / fb->step.median);
+  if (ub && ub2)
+    std::printf("%-44s %.0fx at 200, %.0fx at 1800 (simkit ~7 ms, ~130 ms)\n", "full step vs simkit",
+                7000.0 / ub->step.median, 130000.0 / ub2->step.median);
+  if (fs) std::printf("%-44s %.0fx (1,560 us on a 6.1k / 21.7k character)\n", "fast Spot step vs the 2023 library",
+                      1560.0 / fs->step.median);
+}
+
+int run_bench(const BenchSettings& st) {
+  const std::vector<Case> cases = make_cases(st);
+  std::vector<Result> results;
+  std::printf("%-12s %3s %6s %6s | %-5s %10s %11s %11s %11s %10s %9s\n", "case", "dim", "verts", "elems", "solv",
+              "precomp s", "step us med", "p10", "p90", "lift us", "mem MiB");
   Progress bar("benchmark", static_cast<int>(cases.size()));
   int done = 0;
   for (const Case& c : cases) {
@@ -92,45 +193,60 @@ int run_bench(const BenchSettings& st) {
     CDOptions o;
     o.modes = c.modes;
     o.clusters = c.clusters;
-    const SparseMatrix Mv = kron_identity(massmatrix(c.mesh.X, c.mesh.T, o.rho), dim);
-    const Rig rig = affine_handle_rig(c.mesh.X, Mv);
+    const LinearRig rig = c.rig.J.size() > 0
+                        ? c.rig
+                        : affine_handle_rig(c.mesh.X, kron_identity(massmatrix(c.mesh.X, c.mesh.T, o.rho), dim));
+    // Fast first: its peak memory is measured before the full-order system exists.
     auto t0 = Clock::now();
-    const FullCD full = full_cd_precompute(c.mesh.X, c.mesh.T, rig.J, rig.p0, o);
-    const double pre_full = seconds_since(t0);
-    FullCDWorkspace fws;
-    const Stats sf = time_steps(rig.p0, dim, st, full_cd_initial_state(full),
-                                [&](CDState& s, const VectorXd& p) { full_cd_advance(full, s, p, fws); });
+    Result fast_r{"fast", &c, o.iterations, 0, {}, 0, 0, 0, 0};
+    {
+      const FastCD fast = fast_cd_precompute(c.mesh.X, c.mesh.T, rig.J, rig.p0, o);
+      fast_r.pre_s = seconds_since(t0);
+      fast_r.peak_rss_mib = peak_rss_mib();
+      std::tie(fast_r.memory_mib, fast_r.step_memory_mib) = fast_memory(fast);
+      FastCDWorkspace ws;
+      fast_r.step = time_steps(rig.p0, dim, st, fast_cd_initial_state(fast),
+                               [&](CDState& s, const VectorXd& p) { fast_cd_advance(fast, s, p, ws); });
+      const VectorXd z = VectorXd::Random(fast.state_dim());
+      VectorXd u(fast.n_vertices * dim);
+      std::vector<double> lift;
+      for (int i = 0; i < 50; ++i) {
+        const auto tl = Clock::now();
+        fast_cd_lift(fast, z, u);
+        lift.push_back(1e6 * seconds_since(tl));
+      }
+      fast_r.lift_us = stats(lift).median;
+    }
     t0 = Clock::now();
-    const FastCD fast = fast_cd_precompute(c.mesh.X, c.mesh.T, rig.J, rig.p0, o);
-    const double pre_fast = seconds_since(t0);
-    FastCDWorkspace ws;
-    const Stats sr = time_steps(rig.p0, dim, st, fast_cd_initial_state(fast),
-                                [&](CDState& s, const VectorXd& p) { fast_cd_advance(fast, s, p, ws); });
-    // Lifting u = B z to every vertex.
-    const VectorXd z = VectorXd::Random(fast.state_dim());
-    VectorXd u(fast.B.rows());
-    std::vector<double> lift;
-    for (int i = 0; i < 50; ++i) {
-      const auto tl = Clock::now();
-      u.noalias() = fast.B * z;
-      lift.push_back(1e6 * seconds_since(tl));
+    Result full_r{"full", &c, o.iterations, 0, {}, 0, 0, 0, 0};
+    {
+      const FullCD full = full_cd_precompute(c.mesh.X, c.mesh.T, rig.J, rig.p0, o);
+      full_r.pre_s = seconds_since(t0);
+      full_r.memory_mib = full_r.step_memory_mib = full_memory(full);
+      full_r.peak_rss_mib = peak_rss_mib();
+      FullCDWorkspace fws;
+      full_r.step = time_steps(rig.p0, dim, st, full_cd_initial_state(full),
+                               [&](CDState& s, const VectorXd& p) { full_cd_advance(full, s, p, fws); });
     }
-    const double lift_us = stats(lift).median;
-    for (const auto& [name, pre, s, l] : {std::tuple{"full", pre_full, sf, 0.0}, std::tuple{"fast", pre_fast, sr, lift_us}}) {
-      std::printf("%-12s %3ld %6ld %6ld | %-5s %10.3f %11.2f %11.2f %11.2f %10.2f\n", c.name.c_str(), long(dim),
-                  long(c.mesh.X.rows()), long(c.mesh.T.rows()), name, pre, s.median, s.p10, s.p90, l);
-      records.push_back(record(name, c, o.iterations, pre, s, l));
+    for (const Result* r : {&full_r, &fast_r}) {
+      std::printf("%-12s %3ld %6ld %6ld | %-5s %10.3f %11.2f %11.2f %11.2f %10.2f %9.1f\n", c.name.c_str(), long(dim),
+                  long(c.mesh.X.rows()), long(c.mesh.T.rows()), r->solver.c_str(), r->pre_s, r->step.median,
+                  r->step.p10, r->step.p90, r->lift_us, r->memory_mib);
+      results.push_back(*r);
     }
+    std::fflush(stdout);
     bar.update(++done);
   }
-  std::printf("targets (issue 'Speed'): fast beam step <= 5 us, flat across the sweep; full step <= 60 us at 200 "
-              "and <= 1.5 ms at 1800 vertices\n");
-  if (!st.json.empty())
+  print_targets(results);
+  if (!st.json.empty()) {
+    nlohmann::json records = nlohmann::json::array();
+    for (const Result& r : results) records.push_back(record(r));
     io::write_file_atomically(st.json, [&](const std::string& tmp) {
       std::ofstream f(tmp);
       f << records.dump(2) << "\n";
       if (!f) throw std::runtime_error("cannot write " + tmp);
     });
+  }
   return 0;
 }
 
@@ -138,11 +254,14 @@ int run_bench(const BenchSettings& st) {
 
 void register_bench(CLI::App& app) {
   auto st = std::make_shared<BenchSettings>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time precompute, steps and lifting of both solvers (beam sweep, 3D boxes)");
+  CLI::App* cmd = app.add_subcommand("bench", "Time precompute, steps, lifting and memory of both solvers (beam sweep, Spot, 3D boxes) next to the targets");
   cmd->add_option("--json", st->json, "write one JSON record per measured case");
   cmd->add_option("--steps", st->steps, "timed steps per solver")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--max-case-seconds", st->max_case_s, "stop timing a solver on a case after this long (>= 20 steps)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--data", st->data, "the shared/ folder holding data/derived-tetgen/spot_pYq1.414.*")->capture_default_str();
   cmd->add_flag("--quick", st->quick, "one beam and one box only");
-  cmd->add_flag("--no-3d", st->no3d, "skip the 3D boxes");
+  cmd->add_flag("--no-3d", st->no3d, "skip the 3D cases (Spot, boxes)");
   cmd->callback([st] { run_bench(*st); });
 }
 

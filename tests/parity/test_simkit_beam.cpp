@@ -54,9 +54,9 @@ TEST(SimkitParity, LeakField) {
   double worst = 0.0;
   for (Index v = 0; v < p.D.size(); ++v) worst = std::max(worst, std::abs(p.D(v) - D_ref[v]));
   EXPECT_LE(worst, 1e-9);
-  Index vmax = 0;
-  p.D.maxCoeff(&vmax);
-  EXPECT_EQ(vmax, 99);  // simkit-spec: max 1 at vertex 99
+  // simkit-spec: max 1 at vertex 99 (tied with its mirror image up to rounding, so compare values).
+  EXPECT_NEAR(p.D(99), p.D.maxCoeff(), 1e-12);
+  EXPECT_NEAR(p.D(99), 1.0, 1e-12);
   RecordProperty("leak_field_max_abs_diff", test::sci(worst));
 }
 

@@ -38,9 +38,23 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   const SkinningEigenmodes modes = skinning_eigenmodes(X, T, options.modes, 1.0, std::nullopt, Aeq);
   sys.W = modes.W;
   sys.E = modes.E;
-  // On small meshes the modes' LBS columns can be dependent (k*dim*(dim+1) columns, but the
-  // rig-orthogonal space has fewer dimensions): keep an independent M-orthonormal basis.
-  sys.B = orthonormalize(MatrixXd(modes.B), op.Mv);
+  const Index d = sys.dim, n = X.rows();
+  // B = lbs_jacobian(X, W) = Phi (x) I_dim, so M-orthonormalising Phi on the scalar mass gives
+  // the same basis as orthonormalising B. On small meshes Phi's columns can be dependent
+  // (modes*(dim+1) columns, but the rig-orthogonal space has fewer dimensions): orthonormalize
+  // keeps an independent basis.
+  MatrixXd Phi_raw(n, options.modes * (d + 1));
+  for (Index k = 0; k < options.modes; ++k) {
+    for (Index l = 0; l < d; ++l) Phi_raw.col(k * (d + 1) + l) = sys.W.col(k).cwiseProduct(X.col(l));
+    Phi_raw.col(k * (d + 1) + d) = sys.W.col(k);
+  }
+  const SparseMatrix Ms = massmatrix(X, T, options.rho);
+  sys.Phi = orthonormalize(Phi_raw, Ms);
+  const Index mt = sys.Phi.cols(), m = mt * d;
+  sys.B = MatrixXd::Zero(n * d, m);
+  for (Index k = 0; k < mt; ++k)
+    for (Index i = 0; i < d; ++i)
+      for (Index v = 0; v < n; ++v) sys.B(v * d + i, k * d + i) = sys.Phi(v, k);
   const MatrixXd CB = sys.constraint.C * sys.B;
   sys.structural_residual = CB.norm() / (MatrixXd(sys.constraint.C).norm() * sys.B.norm());
 
@@ -48,63 +62,84 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   const SpectralCubature sc = spectral_cubature(X, T, sys.W, options.clusters);
   sys.labels = sc.labels;
   sys.clusters = options.clusters;
+  const Index c = sys.clusters;
   const ClusterGrouping grouping = cluster_grouping_matrices(sc.labels, X, T);
-  const Index d2 = sys.dim * sys.dim;
+  const Index d2 = d * d;
   // Per-cluster sum of mu vol_e F_e: PAMue = kron(P AMu, I_{dim^2}) (#clusters*dim^2 x #T*dim^2).
   SparseMatrix PAMu = SparseMatrix(grouping.G * op.AMu);
-  if (PAMu.rows() < sys.clusters) PAMu.conservativeResize(sys.clusters, PAMu.cols());  // trailing empty clusters
-  const SparseMatrix PAMue = kron_identity(PAMu, d2);
-  const SparseMatrix PG = SparseMatrix(PAMue * op.G);
+  if (PAMu.rows() < c) PAMu.conservativeResize(c, PAMu.cols());  // trailing empty clusters
+  const SparseMatrix PG = SparseMatrix(kron_identity(PAMu, d2) * op.G);
   sys.GB = PG * sys.B;
   sys.GJ = PG * J;
-  const MatrixXd LB = op.L * sys.B;
   const MatrixXd MB = op.Mv * sys.B;
   sys.BMB = sys.B.transpose() * MB;
   sys.BMJ = MB.transpose() * J;
-  sys.BLJ = LB.transpose() * J;
+  sys.BLJ = (op.L * sys.B).transpose() * J;
   const double h2 = options.h * options.h;
-  sys.Hr.compute(sys.B.transpose() * LB + sys.BMB / h2);
+  // Scalar blocks: L = kron(Ls, I), G's rows F(0, j) on x-coordinates give the scalar gradient.
+  std::vector<Triplet> pick_v, pick_g;
+  for (Index v = 0; v < n; ++v) pick_v.emplace_back(v, v * d, 1.0);
+  for (Index e = 0; e < T.rows(); ++e)
+    for (Index j = 0; j < d; ++j) pick_g.emplace_back(e * d + j, e * d2 + j, 1.0);
+  SparseMatrix Sv(n, n * d), Sg(T.rows() * d, T.rows() * d2);
+  Sv.setFromTriplets(pick_v.begin(), pick_v.end());
+  Sg.setFromTriplets(pick_g.begin(), pick_g.end());
+  const SparseMatrix Ls = Sv * op.L * Sv.transpose();
+  const SparseMatrix Gs = Sg * op.G * Sv.transpose();  // #T*dim x #V scalar gradient
+  const MatrixXd Hs_r = sys.Phi.transpose() * (Ls * sys.Phi) + MatrixXd::Identity(mt, mt) / h2;
+  const Eigen::LLT<MatrixXd> Hs_llt(Hs_r);
+  FASTCD_ENSURE(Hs_llt.info() == Eigen::Success, "reduced system matrix is not positive definite");
+  sys.Hr.compute(sys.B.transpose() * (op.L * sys.B) + sys.BMB / h2);
   FASTCD_ENSURE(sys.Hr.info() == Eigen::Success, "reduced system matrix is not positive definite");
-  sys.K = sys.Hr.solve(sys.GB.transpose());
-  sys.S = sys.GB * sys.K;
-
-  // The iteration's own coordinates: P reads the rotation-relevant part of F, Q builds r.
-  MatrixXd P, Q;
-  const Index c = sys.clusters;
-  if (sys.dim == 2) {
-    P = MatrixXd::Zero(2 * c, 4 * c);
-    Q = MatrixXd::Zero(4 * c, 2 * c);
-    for (Index k = 0; k < c; ++k) {
-      P(2 * k, 4 * k) = P(2 * k, 4 * k + 3) = 1.0;  // F00 + F11
-      P(2 * k + 1, 4 * k + 2) = 1.0;                // F10 - F01
-      P(2 * k + 1, 4 * k + 1) = -1.0;
-      Q(4 * k, 2 * k) = Q(4 * k + 3, 2 * k) = 1.0;  // R = [c, -s; s, c]
-      Q(4 * k + 2, 2 * k + 1) = 1.0;
-      Q(4 * k + 1, 2 * k + 1) = -1.0;
-    }
-  } else {
-    P = MatrixXd::Identity(9 * c, 9 * c);
-    Q = P;
-  }
-  sys.Z_y = sys.Hr.solve(sys.BMB) / h2;
+  sys.Zy = Hs_llt.solve(MatrixXd::Identity(mt, mt)) / h2;
   sys.Z_q = sys.Hr.solve(sys.BMJ) / h2;
   sys.Z_p = sys.Hr.solve(sys.BLJ);
-  sys.Gf = P * sys.GB;
-  sys.GJf = P * sys.GJ;
-  sys.Kf = sys.K * Q;
-  // Fold (F <- F0 + Sf r, nf^2 per iteration) only while it is cheaper than the two thin
-  // products of the plain iteration (z = z0 + Kf r, F = Gf z + GJf p: 2 nf m).
-  if (sys.Gf.rows() <= 2 * sys.state_dim()) {
-    sys.F_y = sys.Gf * sys.Z_y;
+  if (options.gravity.size() > 0) {
+    FASTCD_CHECK(options.gravity.size() == d, "gravity needs ", d, " entries, got ", options.gravity.size());
+    sys.Bf_ext = MB.transpose() * options.gravity.replicate(n, 1);
+    sys.z_g = sys.Hr.solve(sys.Bf_ext);
+  }
+
+  // Fold (F <- F0 + Sf r, nf^2 per iteration) only while it is cheaper than the structured
+  // iteration's two thin products (2 nf m / dim).
+  const Index nf = d == 2 ? 2 * c : d2 * c;
+  if (nf <= 2 * m) {
+    // The iteration's own coordinates: P reads the rotation-relevant part of F, Q builds r.
+    MatrixXd P, Q;
+    if (d == 2) {
+      P = MatrixXd::Zero(2 * c, 4 * c);
+      Q = MatrixXd::Zero(4 * c, 2 * c);
+      for (Index k = 0; k < c; ++k) {
+        P(2 * k, 4 * k) = P(2 * k, 4 * k + 3) = 1.0;  // F00 + F11
+        P(2 * k + 1, 4 * k + 2) = 1.0;                // F10 - F01
+        P(2 * k + 1, 4 * k + 1) = -1.0;
+        Q(4 * k, 2 * k) = Q(4 * k + 3, 2 * k) = 1.0;  // R = [c, -s; s, c]
+        Q(4 * k + 2, 2 * k + 1) = 1.0;
+        Q(4 * k + 1, 2 * k + 1) = -1.0;
+      }
+    } else {
+      P = MatrixXd::Identity(9 * c, 9 * c);
+      Q = P;
+    }
+    const MatrixXd K = sys.Hr.solve(sys.GB.transpose());
+    sys.Gf = P * sys.GB;
+    sys.GJf = P * sys.GJ;
+    sys.Kf = K * Q;
+    const MatrixXd Z_y = kron_identity(SparseMatrix(sys.Zy.sparseView()), d);
+    sys.F_y = sys.Gf * Z_y;
     sys.F_q = sys.Gf * sys.Z_q;
     sys.F_p = sys.GJf - sys.Gf * sys.Z_p;
-    sys.Sf = P * sys.S * Q;
-  }
-  if (options.gravity.size() > 0) {
-    FASTCD_CHECK(options.gravity.size() == sys.dim, "gravity needs ", sys.dim, " entries, got ", options.gravity.size());
-    sys.Bf_ext = MB.transpose() * options.gravity.replicate(X.rows(), 1);
-    sys.z_g = sys.Hr.solve(sys.Bf_ext);
-    if (sys.folded()) sys.F_g = sys.Gf * sys.z_g;
+    sys.Sf = P * (sys.GB * K) * Q;
+    if (sys.z_g.size() > 0) sys.F_g = sys.Gf * sys.z_g;
+  } else {
+    // Q_c^T = (kron(P AMu, I_dim) Gs Phi) rows c*dim..c*dim+dim-1.
+    sys.QT = kron_identity(PAMu, d) * (Gs * sys.Phi);
+    sys.Kt = Hs_llt.solve(sys.QT.transpose());
+    // Rig part in the structured layout (see iterate): entry (c, i, j) at i*c*dim + c*dim + j.
+    sys.GJf.resize(c * d2, J.cols());
+    for (Index k = 0; k < c; ++k)
+      for (Index i = 0; i < d; ++i)
+        for (Index j = 0; j < d; ++j) sys.GJf.row(i * c * d + k * d + j) = sys.GJ.row(k * d2 + i * d + j);
   }
   return sys;
 }
@@ -132,13 +167,62 @@ void local_rotations(const VectorXd& F, VectorXd& r) {
   }
 }
 
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// C = C0 + A B for a column-major M x K matrix A and a K x N matrix B (N = 2 or 3), B and
+/// C addressed through strides: B(k, i) = B[k*bk + i*bi], C(r, i) = C[r*cr + i*ci]. A thin
+/// product like this is where a general GEMM loses most of its time packing A; here A (already
+/// laid out column by column) is streamed once, RB rows at a time, with N*RB accumulators kept
+/// in registers.
+template <int N>
+void thin_product(const double* A, Index M, Index K, const double* B, Index bk, Index bi, const double* C0,
+                  double* C, Index cr, Index ci) {
+  constexpr int RB = 16;
+  Index r0 = 0;
+  for (; r0 + RB <= M; r0 += RB) {
+    double acc[N][RB] = {};
+    for (Index k = 0; k < K; ++k) {
+      const double* a = A + k * M + r0;
+      for (int i = 0; i < N; ++i) {
+        const double b = B[k * bk + i * bi];
+#pragma omp simd
+        for (int t = 0; t < RB; ++t) acc[i][t] += a[t] * b;
+      }
+    }
+    for (int i = 0; i < N; ++i)
+      for (int t = 0; t < RB; ++t) C[(r0 + t) * cr + i * ci] = C0[(r0 + t) * cr + i * ci] + acc[i][t];
+  }
+  for (Index r = r0; r < M; ++r) {
+    double acc[N] = {};
+    for (Index k = 0; k < K; ++k)
+      for (int i = 0; i < N; ++i) acc[i] += A[k * M + r] * B[k * bk + i * bi];
+    for (int i = 0; i < N; ++i) C[r * cr + i * ci] = C0[r * cr + i * ci] + acc[i];
+  }
+}
+
+/// Closest rotations of the clusters' F in the structured layout: F_c(i, j) at
+/// F[i*nr + c*dim + j] (nr = c*dim), written to R in the same layout.
+template <int dim>
+void cluster_rotations(const double* F, Index clusters, double* R) {
+  const Index nr = clusters * dim;
+  for (Index c = 0; c < clusters; ++c) {
+    double f[dim * dim], r[dim * dim];
+    for (int i = 0; i < dim; ++i)
+      for (int j = 0; j < dim; ++j) f[i * dim + j] = F[i * nr + c * dim + j];
+    detail::closest_rotation<dim>(f, r);
+    for (int i = 0; i < dim; ++i)
+      for (int j = 0; j < dim; ++j) R[i * nr + c * dim + j] = r[i * dim + j];
+  }
+}
+
 template <int dim>
 void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
              const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
              const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, FastCDWorkspace& ws, int iters) {
   const double h = sys.options.h;
-  const Index m = sys.state_dim(), np = sys.J.cols(), nf = sys.Gf.rows();
+  const Index m = sys.state_dim(), mt = sys.basis_dim(), np = sys.J.cols(), c = sys.clusters;
   const bool folded = sys.folded();
+  const Index nf = folded ? sys.Gf.rows() : c * dim * dim;
   ws.q.resize(np);
   ws.z0.resize(m);
   ws.zprev.resize(m);
@@ -147,39 +231,52 @@ void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen
   ws.r.resize(nf);
   ws.zprev = z + h * z_dot;  // y
   ws.q = p_next - p - h * p_dot;
-  ws.z0.noalias() = sys.Z_y * ws.zprev;
+  // z0 = kron(Zy, I) y - Z_q q - Z_p p_next (+ z_g): Z0 = Y Zy with Y, Z0 the dim x mt views.
+  Eigen::Map<MatrixXd>(ws.z0.data(), dim, mt).noalias() = Eigen::Map<const MatrixXd>(ws.zprev.data(), dim, mt) * sys.Zy;
   ws.z0.noalias() -= sys.Z_q * ws.q;
   ws.z0.noalias() -= sys.Z_p * p_next;
   if (sys.z_g.size() > 0) ws.z0 += sys.z_g;
-  if (folded) {  // F0 = Gf z0 + GJf p_next
-    ws.F0.noalias() = sys.F_y * ws.zprev;
+  const bool check = sys.options.tolerance > 0;
+  z_out = z;
+  if (folded) {
+    ws.F0.noalias() = sys.F_y * ws.zprev;  // F0 = Gf z0 + GJf p_next
     ws.F0.noalias() -= sys.F_q * ws.q;
     ws.F0.noalias() += sys.F_p * p_next;
     if (sys.F_g.size() > 0) ws.F0 += sys.F_g;
-  } else {  // F0 = GJf p_next only
-    ws.F0.noalias() = sys.GJf * p_next;
-  }
-  ws.F.noalias() = sys.Gf * z;
-  ws.F.noalias() += sys.GJf * p_next;
-  z_out = z;
-  const bool check = sys.options.tolerance > 0;
-  for (int it = 0; it < iters; ++it) {
-    local_rotations<dim>(ws.F, ws.r);
-    if (check || !folded) {
-      if (check) ws.zprev = z_out;
+    ws.F.noalias() = sys.Gf * z;
+    ws.F.noalias() += sys.GJf * p_next;
+    for (int it = 0; it < iters; ++it) {
+      local_rotations<dim>(ws.F, ws.r);
+      if (check) {
+        ws.zprev = z_out;
+        z_out = ws.z0;
+        z_out.noalias() += sys.Kf * ws.r;
+        if ((z_out - ws.zprev).norm() < sys.options.tolerance) return;
+      }
+      if (it + 1 < iters) {
+        ws.F = ws.F0;
+        ws.F.noalias() += sys.Sf * ws.r;
+      }
+    }
+    if (iters > 0 && !check) {
       z_out = ws.z0;
       z_out.noalias() += sys.Kf * ws.r;
-      if (check && (z_out - ws.zprev).norm() < sys.options.tolerance) return;
     }
-    if (it + 1 < iters) {
-      ws.F = ws.F0;
-      if (folded) ws.F.noalias() += sys.Sf * ws.r;
-      else ws.F.noalias() += sys.Gf * z_out;
-    }
+    return;
   }
-  if (iters > 0 && folded && !check) {
-    z_out = ws.z0;
-    z_out.noalias() += sys.Kf * ws.r;
+  // Structured: cluster c's F_c(i, j) at F[i*nr + c*dim + j] (nr = c*dim), so F is the column-
+  // major nr x dim matrix QT Z^T + F_J and Z^T (z read as a row-major mt x dim matrix) is
+  // Z0^T + Kt R with R in F's layout.
+  const Index nr = c * dim;
+  ws.F0.noalias() = sys.GJf * p_next;
+  thin_product<dim>(sys.QT.data(), nr, mt, z_out.data(), dim, 1, ws.F0.data(), ws.F.data(), 1, nr);
+  for (int it = 0; it < iters; ++it) {
+    cluster_rotations<dim>(ws.F.data(), c, ws.r.data());
+    if (check) ws.zprev = z_out;
+    thin_product<dim>(sys.Kt.data(), mt, nr, ws.r.data(), 1, nr, ws.z0.data(), z_out.data(), dim, 1);
+    if (check && (z_out - ws.zprev).norm() < sys.options.tolerance) return;
+    if (it + 1 < iters)
+      thin_product<dim>(sys.QT.data(), nr, mt, z_out.data(), dim, 1, ws.F0.data(), ws.F.data(), 1, nr);
   }
 }
 
@@ -216,9 +313,19 @@ void fast_cd_advance(const FastCD& sys, CDState& state, const Eigen::Ref<const V
   accept_step(state, ws.s_next, p_next, sys.options.h);
 }
 
-VectorXd fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z) {
+void fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, Eigen::Ref<VectorXd> u) {
   FASTCD_CHECK(z.size() == sys.state_dim(), "z has ", z.size(), " entries, expected ", sys.state_dim());
-  return sys.B * z;
+  FASTCD_CHECK(u.size() == sys.n_vertices * sys.dim, "u has ", u.size(), " entries, expected ",
+               sys.n_vertices * sys.dim);
+  // U (#V x dim, row-major = vertex-interleaved) = Phi Z^T.
+  Eigen::Map<RowMajorMatrix>(u.data(), sys.n_vertices, sys.dim).noalias() =
+      sys.Phi * Eigen::Map<const RowMajorMatrix>(z.data(), sys.basis_dim(), sys.dim);
+}
+
+VectorXd fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z) {
+  VectorXd u(sys.n_vertices * sys.dim);
+  fast_cd_lift(sys, z, u);
+  return u;
 }
 
 MatrixXd fast_cd_positions(const FastCD& sys, const CDState& state) {

@@ -9,12 +9,22 @@
 
 namespace fastcd {
 
-/// Precomputed fast solver. The local/global iteration is folded: with
-/// GB = (P mu vol (x) I) G B (per-cluster deformation of the modes), Hr = B^T (L + M/h^2) B,
-/// K = Hr^{-1} GB^T and S = GB K, one iteration is F <- F0 + S r, r = polar(F) per cluster,
-/// and z = z0 + K r at the end — exactly the seed's iteration, without touching the mesh.
-/// In 2D the closest rotation of F depends only on (F00 + F11, F10 - F01) and is described by
-/// (cos, sin), so the iteration runs on 2 numbers per cluster instead of 4 (Sf = P S Q).
+/// Precomputed fast solver.
+///
+/// The subspace is LBS of the mode weights, so B = Phi (x) I_dim: B(v*dim + i, k*dim + i) =
+/// Phi(v, k), with Phi = [w_k * x_l, w_k] (#V x modes*(dim+1)) M-orthonormalised on the scalar
+/// mass (the Householder QR of B itself gives the same basis). The state z is then the
+/// column-major dim x mt matrix Z (z(k*dim + i) = Z(i, k)), every vertex displacement is
+/// u_v = Z Phi(v, :)^T, every cluster's (mu vol weighted) deformation gradient is
+/// F_c = Z Q_c with Q_c = sum_{e in c} mu_e vol_e sum_v Phi(v, :)^T grad phi_v(e)^T (mt x dim),
+/// and the reduced system matrix is Hr = Hs_r (x) I_dim with Hs_r = Phi^T Hs Phi (mt x mt).
+///
+/// Two iteration forms, both exactly the seed's ReducedCD iteration:
+/// - folded (small systems: nf <= 2m): F <- F0 + Sf r on nf numbers per step, r = polar(F);
+///   in 2D on (F00 + F11, F10 - F01) per cluster with r = (cos, sin); z = z0 + Kf r at the end.
+/// - structured (otherwise): Z <- Z0 + R Kt^T, F <- Z Q + F_J with Q, Kt = Hs_r^{-1} Q only
+///   mt x dim*c each — dim^2 times less than the dense GB, so the step stays in cache — applied
+///   by a thin-product kernel that streams each once per iteration.
 struct FastCD {
   Index dim = 0, n_vertices = 0;
   CDOptions options;
@@ -26,25 +36,30 @@ struct FastCD {
   Index weight_constraint_rank = 0;      ///< rows of the weight-space constraint kept
   MatrixXd W;                 ///< #V x modes skinning eigenmodes (M-orthonormal)
   VectorXd E;                 ///< eigenvalues
+  MatrixXd Phi;               ///< #V x mt scalar basis, B = Phi (x) I_dim (see above)
   MatrixXd B;                 ///< #V*dim x m M-orthonormal subspace (dense: modes have global support)
   VectorXi labels;            ///< #T rotation cluster of every element
   Index clusters = 0;
-  // reduced operators
-  MatrixXd GB, GJ;            ///< c*dim^2 x m, c*dim^2 x #p
+  // reduced operators (the plain seed form, kept for energies and checks)
+  MatrixXd GB, GJ;            ///< c*dim^2 x m, c*dim^2 x #p  (F per cluster, row-major, mu vol weighted)
   MatrixXd BMB, BMJ, BLJ;     ///< m x m, m x #p, m x #p
   Eigen::LLT<MatrixXd> Hr;    ///< B^T L B + B^T M B / h^2
-  MatrixXd K, S;              ///< folded iteration operators (F space)
-  // The iteration as run by fast_cd_step, on nf numbers per cluster (2D: 2, 3D: 9):
-  MatrixXd Z_y, Z_q, Z_p;     ///< z0 = Z_y y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
-  MatrixXd F_y, F_q, F_p;     ///< F0 = F_y y - F_q q + F_p p_next (folded only)
-  MatrixXd Gf, GJf;           ///< F(z) = Gf z + GJf p_next (warm start)
-  MatrixXd Sf, Kf;            ///< folded: F <- F0 + Sf r; plain: F <- Gf (z0 + Kf r) + GJf p;
-                              ///< z = z0 + Kf r. Sf is empty when the plain iteration is cheaper
+  // the iteration as run by fast_cd_step
+  MatrixXd Zy;                ///< mt x mt Hs_r^{-1} / h^2: Z0 = Y Zy - ... (y = z + h z_dot)
+  MatrixXd Z_q, Z_p;          ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
+  MatrixXd GJf;               ///< rig part of the iterated F: F_J = GJf p_next (structured: entry
+                              ///< F_c(i, j) at row i*c*dim + c*dim + j)
+  MatrixXd QT;                ///< structured: dim*c x mt, row c*dim + j is column j of Q_c
+  MatrixXd Kt;                ///< structured: mt x dim*c, Hs_r^{-1} Q
+  MatrixXd Gf;                ///< folded: F(z) = Gf z + GJf p_next (warm start)
+  MatrixXd F_y, F_q, F_p;     ///< folded: F0 = F_y y - F_q q + F_p p_next
+  MatrixXd Sf, Kf;            ///< folded: F <- F0 + Sf r, z = z0 + Kf r (empty when structured)
   VectorXd z_g, F_g;          ///< constant shifts of z0 and (folded) F0 from gravity (empty without)
   VectorXd Bf_ext;            ///< B^T Mv g (empty without gravity)
   double structural_residual = 0.0;  ///< ||C B||_F / (||C||_F ||B||_F)
   Index state_dim() const { return B.cols(); }
-  bool folded() const { return Sf.size() > 0; }  ///< iteration folded (small) or plain (large)
+  Index basis_dim() const { return Phi.cols(); }  ///< mt = state_dim() / dim
+  bool folded() const { return Sf.size() > 0; }  ///< iteration folded (small) or structured (large)
   Index n_rot() const { return clusters; }
 };
 
@@ -71,8 +86,10 @@ VectorXd fast_cd_step(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, co
 CDState fast_cd_initial_state(const FastCD& sys);
 void fast_cd_advance(const FastCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next,
                      FastCDWorkspace& ws);
-/// u_c = B z (#V*dim).
+/// u_c = B z (#V*dim), computed as Phi Z^T (#V * mt * dim operations, not #V * dim * m).
 VectorXd fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z);
+/// Same into u (#V*dim); allocation-free.
+void fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, Eigen::Ref<VectorXd> u);
 /// Vertex positions J p + B z (#V x dim).
 MatrixXd fast_cd_positions(const FastCD& sys, const CDState& state);
 
