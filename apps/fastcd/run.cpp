@@ -35,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 struct RunSettings {
   std::string scene, out, solver = "full";
   int frames = 0, modes = 16, clusters = 100, iterations = 10;
-  std::string leak = "diffusion";
+  std::string leak = "diffusion", rig = "auto";
   double gravity = 0.0;
   bool dynamics = true, video = true, force = false;
 };
@@ -79,7 +79,10 @@ MatrixXd to_file_units(const io::Scene& s, const Surface& surf, const MatrixXd& 
 
 int run_scene(const RunSettings& st) {
   const auto t_all = Clock::now();
-  const io::Scene scene = io::load_scene(st.scene);
+  io::SceneOptions so;
+  so.rig = st.rig;
+  const io::Scene scene = io::load_scene(st.scene, so);
+  const Rig& rig = *scene.rig;
   for (const auto& w : scene.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   const Index dim = scene.dim, n = scene.X.rows();
   const int frames = st.frames > 0 ? std::min<int>(st.frames, static_cast<int>(scene.poses.size()))
@@ -99,9 +102,10 @@ int run_scene(const RunSettings& st) {
     }
   } cleanup{stage};
 
-  std::fprintf(stderr, "%s: %ldD, %ld vertices, %ld elements, %ld %s, %d frames, solver %s\n", scene.name.c_str(),
-               long(dim), long(n), long(scene.T.rows()), long(scene.handles),
-               scene.kind == io::HandleKind::Bones ? "bones" : "point handles", frames, st.solver.c_str());
+  std::fprintf(stderr, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
+               scene.name.c_str(), long(dim), long(n), long(scene.T.rows()), long(scene.handles),
+               scene.kind == io::HandleKind::Bones ? "bones" : scene.kind == io::HandleKind::Cage ? "cage vertices" : "point handles",
+               rig.name().c_str(), frames, st.solver.c_str());
   CDOptions o;
   o.h = scene.dt;
   o.ym = scene.ym;
@@ -128,60 +132,63 @@ int run_scene(const RunSettings& st) {
     o.gravity = VectorXd::Zero(dim);
     o.gravity(1) = -st.gravity;
   }
-  const SparseMatrix J = lbs_jacobian(scene.X, scene.W);
-  const VectorXd p0 = scene.rest_pose;
-
   const auto t_pre = Clock::now();
   std::optional<FullCD> full;
   std::optional<FastCD> fast;
   Index constraint_rank = 0;
   double structural = 0.0;
   if (st.solver == "full") {
-    full.emplace(full_cd_precompute(scene.X, scene.T, J, p0, o));
+    full.emplace(full_cd_precompute(scene.X, scene.T, rig, o));
     constraint_rank = full->constraint.rank;
   } else {
-    fast.emplace(fast_cd_precompute(scene.X, scene.T, J, p0, o));
+    const auto* linear = dynamic_cast<const LinearRig*>(&rig);
+    if (!linear || !rig.is_linear())
+      throw std::runtime_error("the fast solver needs a linear rig (its subspace is built for one constant J); the " +
+                               rig.name() + " rig is nonlinear: use --solver full");
+    fast.emplace(fast_cd_precompute(scene.X, scene.T, linear->J, linear->p0, o));
     constraint_rank = fast->constraint.rank;
     structural = fast->structural_residual;
   }
   const double pre_s = since(t_pre);
-  const SparseMatrix& C = full ? full->constraint.C : fast->constraint.C;
   const SparseMatrix Mv = kron_identity(massmatrix(scene.X, scene.T, scene.rho), dim);
-  const double Cnorm = MatrixXd(C).norm();
+  const double extent = (scene.X.colwise().maxCoeff() - scene.X.colwise().minCoeff()).maxCoeff();
+  const double gravity_work = 0.5 * Mv.diagonal().sum() / dim * std::abs(st.gravity) * extent;
+  DivergenceMonitor monitor(Mv, extent, o.h, o.ym, gravity_work);
 
   const Surface surf = output_surface(scene);
   if (scene.render_E.rows() > 0)
     std::fprintf(stderr, "render mesh: %ld vertices, %ld triangles, embedded in the tets (max distance %.2g)\n",
                  long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.scale);
   std::vector<MatrixXd> baked, rig_frames, cd_frames;
-  CDState state = full ? full_cd_initial_state(*full) : fast_cd_initial_state(*fast);
+  CDState state = full ? full_cd_initial_state(*full, rig) : fast_cd_initial_state(*fast);
   FullCDWorkspace fws;
   FastCDWorkspace ws;
-  double step_s = 0.0, max_rel = 0.0, max_kinetic = 0.0, sum_kinetic = 0.0;
+  double step_s = 0.0, max_rel = 0.0, sum_kinetic = 0.0;
+  VectorXd rig_prev = rig.positions(scene.rest_pose);
   Progress bar("simulating", frames);
   for (int f = 0; f < frames; ++f) {
     const VectorXd& p = scene.poses[static_cast<std::size_t>(f)];
-    VectorXd uc;
+    VectorXd uc, ucd;
     if (st.dynamics && scene.with_dynamics) {
       const auto t0 = Clock::now();
-      if (full) full_cd_advance(*full, state, p, fws);
+      if (full) full_cd_advance(*full, rig, state, p, fws);
       else fast_cd_advance(*fast, state, p, ws);
       step_s += since(t0);
       uc = full ? state.s : fast_cd_lift(*fast, state.s);
+      ucd = full ? state.s_dot : fast_cd_lift(*fast, state.s_dot);
     } else {
-      uc = VectorXd::Zero(n * dim);
+      uc = ucd = VectorXd::Zero(n * dim);
       state.p = p;
     }
-    if (!uc.allFinite())
-      throw std::runtime_error("the simulation diverged (NaN) at frame " + std::to_string(f + 1) +
-                               ": try a smaller time step or a stiffer material");
-    const VectorXd rig = J * p;
-    if (uc.norm() > 0) max_rel = std::max(max_rel, (C * uc).norm() / (Cnorm * uc.norm()));
-    const VectorXd ucd = full ? state.s_dot : (fast ? fast_cd_lift(*fast, state.s_dot) : VectorXd(VectorXd::Zero(n * dim)));
-    const double kinetic = 0.5 * ucd.dot(Mv * ucd);
-    max_kinetic = std::max(max_kinetic, kinetic);
-    sum_kinetic += kinetic;
-    const MatrixXd Xr = unflatten(rig, dim), Xc = unflatten(rig + uc, dim);
+    const VectorXd rigx = rig.positions(p);
+    monitor.check(f + 1, (rigx - rig_prev) / o.h, uc, ucd);
+    rig_prev = rigx;
+    sum_kinetic += monitor.last_kinetic();
+    // ||J(p)^T M D u_c|| relative, with the constraint of this frame (rebuilt for nonlinear rigs).
+    const SparseMatrix& C = full ? full->constraint.C : fast->constraint.C;
+    if (uc.norm() > 0) max_rel = std::max(max_rel, (C * uc).norm() / (C.norm() * uc.norm()));
+    const VectorXd& rig_x = rigx;
+    const MatrixXd Xr = unflatten(rig_x, dim), Xc = unflatten(rig_x + uc, dim);
     const MatrixXd V = to_file_units(scene, surf, Xc);
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
@@ -236,6 +243,7 @@ int run_scene(const RunSettings& st) {
   report["vertices"] = n;
   report["elements"] = scene.T.rows();
   report["handles"] = scene.handles;
+  report["rig"] = {{"name", rig.name()}, {"linear", rig.is_linear()}, {"parameters", rig.num_params()}};
   report["frames"] = frames;
   report["settings"] = {{"dt", o.h}, {"YM", o.ym}, {"pr", o.pr}, {"rho", o.rho}, {"iterations", o.iterations},
                         {"leak", st.leak}, {"gravity", st.gravity},
@@ -247,7 +255,7 @@ int run_scene(const RunSettings& st) {
   report["constraint_rank"] = constraint_rank;
   report["max_constraint_residual_relative"] = max_rel;
   if (fast) report["structural_residual_relative"] = structural;
-  report["complementary_kinetic_energy"] = {{"max", max_kinetic}, {"mean", frames ? sum_kinetic / frames : 0.0}};
+  report["complementary_kinetic_energy"] = {{"max", monitor.max_kinetic()}, {"mean", frames ? sum_kinetic / frames : 0.0}};
   report["warnings"] = scene.warnings;
   io::write_file_atomically((stage / "run.json").string(), [&](const std::string& tmp) {
     std::ofstream f(tmp);
@@ -277,6 +285,11 @@ void register_run(CLI::App& app) {
   cmd->add_option("--modes", st->modes, "fast: skinning eigenmodes")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--clusters", st->clusters, "fast: rotation clusters")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--iterations", st->iterations, "local/global iterations per step")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--rig", st->rig,
+                  "auto (the scene's rig), lbs, wire (2D point handles: the daisy's Catmull-Rom wire, full order "
+                  "only), mvc or harmonic (cage coordinates)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "lbs", "wire", "mvc", "harmonic"}));
   cmd->add_option("--leak", st->leak,
                   "momentum-leak field: diffusion (simkit, default), poisson (the 2020 paper), none, or a #V x 1 DMAT "
                   "of values in [0, 1]")

@@ -92,7 +92,7 @@ double bench(const System& sys, const TutorialSettings& st, Advance advance, CDS
 
 struct Solvers {
   Mesh mesh;
-  Rig rig;
+  LinearRig rig;
   FullCD full;
   FastCD fast;
 };

@@ -1,6 +1,7 @@
 #pragma once
 // Umbrella header: every public fastcd function.
 #include "fastcd/cd/complementarity.hpp"
+#include "fastcd/cd/divergence.hpp"
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/full_cd.hpp"
 #include "fastcd/cd/leak_field.hpp"
@@ -32,3 +33,5 @@
 #include "fastcd/subspace/project_into_subspace.hpp"
 #include "fastcd/subspace/skinning_eigenmodes.hpp"
 #include "fastcd/subspace/spectral_cubature.hpp"
+#include "fastcd/rigs/cage_coordinates.hpp"
+#include "fastcd/rigs/wire_deformer.hpp"

@@ -27,7 +27,7 @@ inline double relative_error(const MatrixXd& A, const MatrixXd& Ref) { return (A
 struct Small3D {
   Mesh m;
   SparseMatrix Mv;
-  Rig rig;
+  LinearRig rig;
   explicit Small3D(int nx = 6, int ny = 4, int nz = 4) : m(tetrahedralized_grid(nx, ny, nz)) {
     m.X.col(0) *= 2.0;
     Mv = kron_identity(massmatrix(m.X, m.T, 1e3), 3);

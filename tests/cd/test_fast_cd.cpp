@@ -6,7 +6,7 @@ namespace {
 struct BeamFast {
   Mesh b = beam();
   SparseMatrix Mv = kron_identity(massmatrix(b.X, b.T, 1e3), 2);
-  Rig rig = affine_handle_rig(b.X, Mv);
+  LinearRig rig = affine_handle_rig(b.X, Mv);
   FastCD sys = fast_cd_precompute(b.X, b.T, rig.J, rig.p0);
 };
 
@@ -142,7 +142,7 @@ TEST(FastCD, FoldedAndPlainIterationsMatchTheSeedsStep) {
   }
   // And the 2D (cos, sin) form on the beam.
   const Mesh b = beam();
-  const Rig rig = affine_handle_rig(b.X, kron_identity(massmatrix(b.X, b.T, 1e3), 2));
+  const LinearRig rig = affine_handle_rig(b.X, kron_identity(massmatrix(b.X, b.T, 1e3), 2));
   const FastCD sys = fast_cd_precompute(b.X, b.T, rig.J, rig.p0);
   const VectorXd z = VectorXd::Zero(sys.state_dim()), pd = VectorXd::Zero(6);
   const VectorXd ours = fast_cd_step(sys, z, z, rig.p0, pd, metronome_pose(rig.p0, 2, 7));

@@ -6,7 +6,7 @@ namespace {
 struct BeamFull {
   Mesh b = beam();
   SparseMatrix Mv = kron_identity(massmatrix(b.X, b.T, 1e3), 2);
-  Rig rig = affine_handle_rig(b.X, Mv);
+  LinearRig rig = affine_handle_rig(b.X, Mv);
   FullCD sys = full_cd_precompute(b.X, b.T, rig.J, rig.p0);
 };
 

@@ -29,7 +29,7 @@ TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
   for (const auto& [dim, modes, clusters] : {std::tuple{2, 10, 20}, std::tuple{3, 4, 6}, std::tuple{3, 2, 8}}) {
     const Mesh m = dim == 2 ? beam() : tetrahedralized_grid(5, 3, 3);
     const SparseMatrix Mv = kron_identity(massmatrix(m.X, m.T, 1e3), dim);
-    const Rig rig = affine_handle_rig(m.X, Mv);
+    const LinearRig rig = affine_handle_rig(m.X, Mv);
     CDOptions o;
     o.modes = modes;
     o.clusters = clusters;

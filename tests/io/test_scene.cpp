@@ -84,8 +84,12 @@ TEST_F(SceneErrors, ClearMessages) {
   }();
   ASSERT_EQ(ok.warnings.size(), 1u);
   EXPECT_NE(ok.warnings[0].find("stvk"), std::string::npos);
-  test::expect_throw_with<std::runtime_error>(
-      [&] { io::load_scene(kData + "complementary-dynamics-2d/walrus/walrus_data/walrus.json"); }, "cage rigs");
+  // A cage scene whose animation does not fit its cage.
+  const std::string wdir = kData + "complementary-dynamics-2d/walrus/walrus_data/";
+  const std::string bad_cage = write("cage.json", "{\"mesh_file\": \"" + wdir + "walrus.obj\", \"skeleton_file\": \"" +
+                                                      wdir + "walrus_cage.tgf\", \"anim_file\": \"" + kData +
+                                                      "complementary-dynamics-2d/daisy/daisy_data/daisy.dmat\"}");
+  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(bad_cage); }, "the cage has 9 vertices");
 }
 
 TEST_F(SceneErrors, HandlesWithoutWeightsGetBiharmonicWeights) {

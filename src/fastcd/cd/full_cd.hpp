@@ -5,6 +5,7 @@
 
 #include "fastcd/cd/complementarity.hpp"
 #include "fastcd/cd/options.hpp"
+#include "fastcd/cd/rig.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
 #include "fastcd/solvers/kron_cholesky.hpp"
 
@@ -43,6 +44,15 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
                           const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
                           const CDOptions& options = {});
 
+/// Full order for any rig (see rig.hpp): J = rig.jacobian(rest), p0 = rig.rest_params().
+FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, const Rig& rig,
+                          const CDOptions& options = {});
+
+/// Replaces the constraint by J^T M D for a new rig Jacobian (a nonlinear rig, every frame).
+/// H's factorisation is reused: only the thin Y = H^{-1} basis^T (rank solves) and the small
+/// Schur complement are rebuilt.
+void full_cd_update_constraint(FullCD& sys, const SparseMatrix& J);
+
 /// Scratch space for full_cd_step (sized on first use, reused afterwards).
 struct FullCDWorkspace {
   VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda, scratch;
@@ -61,6 +71,23 @@ VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
                       const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& p,
                       const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next,
                       int iterations = -1);
+
+/// The step written in rig positions instead of parameters: the rig enters only through its
+/// positions now (xr), their velocity (xr_dot) and the next positions (xr_next), all #V*dim.
+/// Equals full_cd_step with xr = J p, xr_dot = J p_dot, xr_next = J p_next; works for any rig.
+void full_cd_step_positions(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
+                            const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& xr,
+                            const Eigen::Ref<const VectorXd>& xr_dot, const Eigen::Ref<const VectorXd>& xr_next,
+                            Eigen::Ref<VectorXd> u_out, FullCDWorkspace& ws, int iterations = -1);
+
+/// Rest state for any rig: u_c = 0, p = rig.rest_params(), x = rig positions, all at rest.
+CDState full_cd_initial_state(const FullCD& sys, const Rig& rig);
+
+/// One step of any rig to pose p_next: rig positions from the rig, velocities by finite
+/// differences; for a nonlinear rig the constraint is first rebuilt from J(p_next)
+/// (full_cd_update_constraint), so J(p)^T M D u_c = 0 holds every frame.
+void full_cd_advance(FullCD& sys, const Rig& rig, CDState& state, const Eigen::Ref<const VectorXd>& p_next,
+                     FullCDWorkspace& ws);
 
 /// Rest state: u_c = 0, at rest, rig at p0.
 CDState full_cd_initial_state(const FullCD& sys);

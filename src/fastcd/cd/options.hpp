@@ -28,6 +28,7 @@ void validate(const CDOptions& o);
 /// z in fast order), their velocity, and the rig pose and its velocity.
 struct CDState {
   VectorXd s, s_dot, p, p_dot;
+  VectorXd x, x_dot;  ///< rig positions and velocity (only for the any-rig API, else empty)
 };
 
 /// Rest state: s = 0 at rest (state_dim entries), rig at p0 at rest.

@@ -1,11 +1,14 @@
 #include "fastcd/cd/rig.hpp"
 
+#include <Eigen/Cholesky>
 #include <cmath>
 #include <numbers>
 
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
+#include "fastcd/rigs/cage_coordinates.hpp"
+#include "fastcd/rigs/wire_deformer.hpp"
 #include "fastcd/subspace/project_into_subspace.hpp"
 
 namespace fastcd {
@@ -16,16 +19,110 @@ VectorXd rig_rest(const SparseMatrix& J, const SparseMatrix& Mv, const Eigen::Re
   return project_into_subspace(flatten(X), J, Mv);
 }
 
-Rig lbs_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& W, const SparseMatrix& Mv) {
-  Rig rig;
-  rig.J = lbs_jacobian(X, W);
-  rig.p0 = rig_rest(rig.J, Mv, X);
-  return rig;
+SparseMatrix Rig::jacobian(const Eigen::Ref<const VectorXd>& p) const { return finite_difference_jacobian(*this, p); }
+
+VectorXd Rig::positions(const Eigen::Ref<const VectorXd>& p) const {
+  FASTCD_CHECK(p.size() == num_params(), name(), " rig: p has ", p.size(), " entries, expected ", num_params());
+  check_finite(p, "p", "Rig::positions");
+  VectorXd x(num_vertices() * dim());
+  positions(p, x);
+  return x;
 }
 
-Rig affine_handle_rig(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& Mv) {
-  return lbs_rig(X, MatrixXd::Ones(X.rows(), 1), Mv);
+SparseMatrix finite_difference_jacobian(const Rig& rig, const Eigen::Ref<const VectorXd>& p, double eps) {
+  FASTCD_CHECK(p.size() == rig.num_params(), "finite_difference_jacobian: p has ", p.size(), " entries, the ",
+               rig.name(), " rig has ", rig.num_params(), " parameters");
+  FASTCD_CHECK(eps > 0, "finite_difference_jacobian: eps must be > 0, got ", eps);
+  const Index n = rig.num_vertices() * rig.dim();
+  VectorXd q = p, xp(n), xm(n);
+  std::vector<Triplet> trip;
+  for (Index k = 0; k < p.size(); ++k) {
+    const double e = eps * std::max(1.0, std::abs(p(k)));
+    q(k) = p(k) + e;
+    rig.positions(q, xp);
+    q(k) = p(k) - e;
+    rig.positions(q, xm);
+    q(k) = p(k);
+    const VectorXd col = (xp - xm) / (2.0 * e);
+    FASTCD_ENSURE(col.allFinite(), "the ", rig.name(), " rig returned non-finite positions near parameter ", k);
+    const double cut = 1e-12 * col.cwiseAbs().maxCoeff();
+    for (Index i = 0; i < n; ++i)
+      if (std::abs(col(i)) > cut) trip.emplace_back(i, k, col(i));
+  }
+  SparseMatrix J(n, p.size());
+  J.setFromTriplets(trip.begin(), trip.end());
+  return J;
 }
+
+LinearRig::LinearRig(SparseMatrix J_, VectorXd p0_, Index dim_, std::string name_)
+    : J(std::move(J_)), p0(std::move(p0_)), dim_(dim_), name_(std::move(name_)) {
+  FASTCD_CHECK(dim_ == 2 || dim_ == 3, "rig dimension must be 2 or 3, got ", dim_);
+  FASTCD_CHECK(J.rows() % dim_ == 0, "rig Jacobian has ", J.rows(), " rows, not a multiple of dim ", dim_);
+  FASTCD_CHECK(p0.size() == J.cols(), "rest pose has ", p0.size(), " entries, J has ", J.cols(), " columns");
+}
+
+void LinearRig::positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const {
+  FASTCD_CHECK(p.size() == J.cols() && x.size() == J.rows(), name_, " rig: p has ", p.size(), " entries (expected ",
+               J.cols(), "), x has ", x.size(), " (expected ", J.rows(), ")");
+  x.noalias() = J * p;
+}
+
+LinearRig lbs_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& W, const SparseMatrix& Mv) {
+  SparseMatrix J = lbs_jacobian(X, W);
+  VectorXd p0 = rig_rest(J, Mv, X);
+  return LinearRig(std::move(J), std::move(p0), X.cols(), "lbs");
+}
+
+LinearRig affine_handle_rig(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& Mv) {
+  LinearRig r = lbs_rig(X, MatrixXd::Ones(X.rows(), 1), Mv);
+  return LinearRig(r.J, r.p0, X.cols(), "affine handle");
+}
+
+LinearRig cage_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& cage_V,
+                   const Eigen::Ref<const MatrixXi>& cage_F, CageCoordinates kind, int harmonic_resolution) {
+  const Index d = X.cols(), c = cage_V.rows();
+  MatrixXd Wc = kind == CageCoordinates::MeanValue ? mean_value_coordinates(X, cage_V, cage_F)
+                                                   : harmonic_coordinates(X, cage_V, cage_F, harmonic_resolution);
+  if (kind == CageCoordinates::Harmonic) {
+    // Least-norm row corrections: [cage_V^T; 1^T] dw = [x_i - cage_V^T w_i; 0].
+    MatrixXd A(d + 1, c);
+    A.topRows(d) = cage_V.transpose();
+    A.row(d).setOnes();
+    const Eigen::LDLT<MatrixXd> AAt(A * A.transpose());
+    FASTCD_CHECK(AAt.info() == Eigen::Success && AAt.rcond() > 1e-12, "cage_rig: the cage's vertices are degenerate "
+                 "(they span no ", d, "D volume)");
+    for (Index i = 0; i < X.rows(); ++i) {
+      VectorXd r(d + 1);
+      r.head(d) = X.row(i).transpose() - cage_V.transpose() * Wc.row(i).transpose();
+      r(d) = 1.0 - Wc.row(i).sum();
+      Wc.row(i) += (A.transpose() * AAt.solve(r)).transpose();
+    }
+  }
+  std::vector<Triplet> trip;
+  for (Index i = 0; i < X.rows(); ++i)
+    for (Index j = 0; j < c; ++j)
+      if (Wc(i, j) != 0.0)
+        for (Index k = 0; k < d; ++k) trip.emplace_back(i * d + k, j * d + k, Wc(i, j));
+  SparseMatrix J(X.rows() * d, c * d);
+  J.setFromTriplets(trip.begin(), trip.end());
+  return LinearRig(std::move(J), flatten(cage_V), d,
+                   kind == CageCoordinates::MeanValue ? "cage (mean value)" : "cage (harmonic)");
+}
+
+struct WireRig::Impl {
+  WireDeformer w;
+};
+
+WireRig::WireRig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& handles, int samples_per_segment)
+    : impl_(std::make_unique<Impl>(Impl{wire_deformer_precompute(X, handles, samples_per_segment)})),
+      n_(X.rows()),
+      p0_(flatten(handles)) {}
+
+WireRig::~WireRig() = default;
+
+void WireRig::positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const { wire_deform(impl_->w, p, x); }
+
+SparseMatrix WireRig::jacobian(const Eigen::Ref<const VectorXd>& p) const { return wire_jacobian(impl_->w, p); }
 
 VectorXd metronome_pose(const Eigen::Ref<const VectorXd>& p0, Index dim, int i, double amp, double period) {
   FASTCD_CHECK(p0.size() >= dim && dim >= 1, "pose has ", p0.size(), " entries, dim is ", dim);

@@ -1,12 +1,64 @@
 #pragma once
-// Rigs for complementary dynamics: the LBS Jacobian J (x = J p) and its rest pose.
+// Rigs for complementary dynamics. Complementary dynamics is rig-agnostic: it needs only the
+// rig's positions x(p) and Jacobian J(p) = dx/dp (Zhang et al. 2020). `Rig` is that interface;
+// LBS bones, point handles, the single affine handle and cages are linear rigs (J constant,
+// `LinearRig`), the daisy's wire is nonlinear (`WireRig`), and users add their own.
+#include <memory>
+#include <string>
+
 #include "fastcd/common/types.hpp"
 
 namespace fastcd {
 
-struct Rig {
-  SparseMatrix J;  ///< #V*dim x #p LBS Jacobian (see lbs_jacobian)
-  VectorXd p0;     ///< #p rest pose: the M-weighted projection of X onto span(J)
+/// A rig maps #p parameters to rest-space vertex positions x(p) (#V*dim, vertex-interleaved).
+class Rig {
+ public:
+  virtual ~Rig() = default;
+  virtual Index dim() const = 0;
+  virtual Index num_vertices() const = 0;
+  virtual Index num_params() const = 0;
+  /// True when J does not depend on p (then x(p) = J p + x(0)).
+  virtual bool is_linear() const = 0;
+  /// The rest pose: x(rest_params()) is the rest shape the rig was bound to.
+  virtual VectorXd rest_params() const = 0;
+  /// x(p) into x (#V*dim).
+  virtual void positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const = 0;
+  /// J(p) (#V*dim x #p). The default is central finite differences of `positions`
+  /// (`finite_difference_jacobian`); override it with the analytic Jacobian when there is one.
+  virtual SparseMatrix jacobian(const Eigen::Ref<const VectorXd>& p) const;
+  virtual std::string name() const { return "rig"; }
+
+  /// x(p) as a new vector. @throws std::invalid_argument if p has the wrong size or is not finite.
+  VectorXd positions(const Eigen::Ref<const VectorXd>& p) const;
+};
+
+/// Central differences (x(p + e_k eps_k) - x(p - e_k eps_k)) / (2 eps_k) with eps_k = eps *
+/// max(1, |p_k|); entries below 1e-12 times the column's largest are dropped.
+SparseMatrix finite_difference_jacobian(const Rig& rig, const Eigen::Ref<const VectorXd>& p, double eps = 1e-6);
+
+/// A linear rig x = J p: LBS (bones: column-major [A|t] per bone, see lbs_jacobian), point
+/// handles, the seed's single affine handle, cages (cage vertex positions). Keeps the public
+/// members `J` and `p0` the solvers take.
+class LinearRig : public Rig {
+ public:
+  SparseMatrix J;  ///< #V*dim x #p
+  VectorXd p0;     ///< #p rest pose
+
+  LinearRig() = default;
+  LinearRig(SparseMatrix J_, VectorXd p0_, Index dim_, std::string name_ = "linear");
+  Index dim() const override { return dim_; }
+  Index num_vertices() const override { return dim_ > 0 ? J.rows() / dim_ : 0; }
+  Index num_params() const override { return J.cols(); }
+  bool is_linear() const override { return true; }
+  VectorXd rest_params() const override { return p0; }
+  void positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const override;
+  SparseMatrix jacobian(const Eigen::Ref<const VectorXd>&) const override { return J; }
+  std::string name() const override { return name_; }
+  using Rig::positions;
+
+ private:
+  Index dim_ = 0;
+  std::string name_;
 };
 
 /// The seed's rig_rest: p0 = argmin_p ||J p - x||_M, x = flatten(X).
@@ -14,10 +66,48 @@ struct Rig {
 VectorXd rig_rest(const SparseMatrix& J, const SparseMatrix& Mv, const Eigen::Ref<const MatrixXd>& X);
 
 /// LBS rig from per-vertex bone weights W (#V x #bones): J = lbs_jacobian(X, W), p0 = rig_rest.
-Rig lbs_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& W, const SparseMatrix& Mv);
+LinearRig lbs_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& W, const SparseMatrix& Mv);
 
 /// The seed's rig: one global affine handle (W = 1), 6 parameters in 2D, 12 in 3D.
-Rig affine_handle_rig(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& Mv);
+LinearRig affine_handle_rig(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& Mv);
+
+enum class CageCoordinates { MeanValue, Harmonic };
+
+/// Cage rig: p = the cage's vertex positions (#C*dim, interleaved), x = (Wc (x) I_dim) p with
+/// generalized barycentric coordinates Wc (#V x #C) of the rest vertices X in the rest cage
+/// (cage_V, boundary cage_F: 2D closed polygon edges, 3D triangles). Mean value coordinates
+/// (default) reproduce X exactly at p0 = cage_V. Harmonic coordinates (grid solve of
+/// `harmonic_resolution` cells) reproduce linear functions only to the grid's accuracy, so each
+/// row gets the least-norm correction that keeps its sum 1 and makes Wc cage_V = X exactly —
+/// the rest shape is then the rig's rest pose, and no spurious rest stress appears.
+/// @throws std::invalid_argument for bad cages or mesh vertices outside the cage (harmonic).
+LinearRig cage_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& cage_V,
+                   const Eigen::Ref<const MatrixXi>& cage_F, CageCoordinates kind = CageCoordinates::MeanValue,
+                   int harmonic_resolution = 128);
+
+/// The 2020 release's daisy wire (see rigs/wire_deformer.hpp): a Catmull-Rom curve through
+/// point handles; each vertex follows its closest rest sample in that sample's moving frame.
+/// p = handle positions (#H*2). Nonlinear; analytic Jacobian. 2D only.
+class WireRig : public Rig {
+ public:
+  WireRig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& handles, int samples_per_segment = 30);
+  ~WireRig() override;
+  Index dim() const override { return 2; }
+  Index num_vertices() const override { return n_; }
+  Index num_params() const override { return p0_.size(); }
+  bool is_linear() const override { return false; }
+  VectorXd rest_params() const override { return p0_; }
+  void positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const override;
+  SparseMatrix jacobian(const Eigen::Ref<const VectorXd>& p) const override;
+  std::string name() const override { return "wire"; }
+  using Rig::positions;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  Index n_ = 0;
+  VectorXd p0_;
+};
 
 /// The seed's metronome animation handle(p0, i): p0 with its x-translation (entry #p - dim of
 /// the last bone) set to amp * sin(2 pi i / period).

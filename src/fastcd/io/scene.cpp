@@ -6,6 +6,8 @@
 
 #include "fastcd/cd/skeleton.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/layout.hpp"
+#include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
@@ -86,9 +88,65 @@ std::vector<MatrixXd> to_file_poses_2d(const TgfGraph& g, const Animation2D& a, 
   return out;
 }
 
+void normalize_scene(Scene& s, const std::string& json_path) {
+  // Normalise as both releases do: centre of the bounding box, largest centred coordinate.
+  s.center = ((s.X.colwise().maxCoeff() + s.X.colwise().minCoeff()) / 2.0).transpose();
+  const MatrixXd Xc = s.X.rowwise() - s.center.transpose();
+  s.scale = Xc.maxCoeff();
+  if (!(s.scale > 0)) fail(json_path, "the mesh is degenerate (zero extent)");
+  s.X = Xc / s.scale;
+}
+
+/// The walrus: a closed cage polygon (TGF edges) driving the mesh by generalized barycentric
+/// coordinates; the animation is a DMAT of cage positions.
+Scene load_cage_scene(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
+                      const SceneOptions& opt) {
+  if (s.dim != 2) fail(json_path, "cage scenes are 2D (a closed polygon cage); this mesh is 3D");
+  if (opt.rig == "lbs" || opt.rig == "wire")
+    fail(json_path, "rig option '" + opt.rig + "' does not apply to a cage scene (use auto, mvc or harmonic)");
+  const std::string cage_file = file_key(j, {"skeleton_file"}, dir, json_path);
+  const TgfGraph g = read_tgf(cage_file);
+  if (g.C.rows() < 3 || g.E.rows() < 3)
+    fail(cage_file, "a cage needs at least 3 vertices and 3 edges, got " + std::to_string(g.C.rows()) + " and " +
+                        std::to_string(g.E.rows()));
+  normalize_scene(s, json_path);
+  s.kind = HandleKind::Cage;
+  s.handles = g.C.rows();
+  s.handle_points = (g.C.leftCols(2).rowwise() - s.center.transpose()) / s.scale;
+  s.cage_edges = g.E;
+  const bool harmonic = opt.rig == "harmonic";
+  std::shared_ptr<LinearRig> rig;
+  try {
+    rig = std::make_shared<LinearRig>(cage_rig(s.X, s.handle_points, s.cage_edges,
+                                               harmonic ? CageCoordinates::Harmonic : CageCoordinates::MeanValue,
+                                               opt.harmonic_resolution));
+  } catch (const std::invalid_argument& e) {
+    fail(cage_file, std::string("cannot bind the mesh to this cage: ") + e.what());
+  }
+  s.rig = rig;
+  s.rest_pose = rig->p0;
+  s.W = MatrixXd(s.X.rows(), s.handles);  // the coordinates, for inspection
+  for (Index i = 0; i < s.X.rows(); ++i)
+    for (Index c = 0; c < s.handles; ++c) s.W(i, c) = rig->J.coeff(2 * i, 2 * c);
+  const std::string anim = file_key(j, {"anim_file"}, dir, json_path);
+  const MatrixXd A = read_dmat(anim);
+  if (A.cols() != 2 * s.handles)
+    fail(anim, "the cage animation has " + std::to_string(A.cols()) + " columns; the cage has " +
+                   std::to_string(s.handles) + " vertices (expected " + std::to_string(2 * s.handles) +
+                   " columns: x_0..x_{C-1}, y_0..y_{C-1})");
+  if (!A.allFinite()) fail(anim, "the cage animation has NaN or infinite entries");
+  for (Index f = 0; f < A.rows(); ++f) {
+    VectorXd p(2 * s.handles);
+    for (Index c = 0; c < s.handles; ++c) p.segment<2>(2 * c) << A(f, c), A(f, s.handles + c);
+    s.poses.push_back(p);
+  }
+  if (harmonic) s.warnings.push_back("harmonic cage coordinates on a grid, corrected to reproduce the rest shape");
+  return s;
+}
+
 }  // namespace
 
-Scene load_scene(const std::string& json_path) {
+Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   std::ifstream in(json_path);
   if (!in) fail(json_path, "cannot open the scene file");
   nlohmann::json j;
@@ -114,11 +172,14 @@ Scene load_scene(const std::string& json_path) {
     if (s.model != "arap")
       s.warnings.push_back("scene asks for the '" + s.model + "' material; fastcd simulates ARAP (same YM and pr)");
   }
-  if (j.contains("skeleton_file") && !j.contains("handle_file"))
-    fail(json_path, "cage rigs (\"skeleton_file\" with cage edges) are not supported yet; they come with the "
-                    "'any rig' work");
+  const std::string rig_opt = opt.rig;
+  if (rig_opt != "auto" && rig_opt != "lbs" && rig_opt != "wire" && rig_opt != "mvc" && rig_opt != "harmonic")
+    fail(json_path, "unknown rig option '" + rig_opt + "' (use auto, lbs, wire, mvc or harmonic)");
 
   read_mesh_file(s, file_key(j, {"mesh_file"}, dir, json_path), json_path);
+  if (j.contains("skeleton_file") && !j.contains("handle_file")) return load_cage_scene(s, j, dir, json_path, opt);
+  if (rig_opt == "mvc" || rig_opt == "harmonic")
+    fail(json_path, "rig option '" + rig_opt + "' needs a cage scene (\"skeleton_file\" with a closed cage)");
   const TgfGraph g = read_tgf(file_key(j, {"handle_file"}, dir, json_path));
   s.kind = g.BE.rows() > 0 ? HandleKind::Bones : HandleKind::Points;
   if (g.BE.rows() > 0 && g.P.size() > 0)
@@ -156,13 +217,13 @@ Scene load_scene(const std::string& json_path) {
     fail(json_path, "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) +
                         " handles");
 
-  // Normalise as both releases do: centre of the bounding box, largest centred coordinate.
-  s.center = ((s.X.colwise().maxCoeff() + s.X.colwise().minCoeff()) / 2.0).transpose();
-  const MatrixXd Xc = s.X.rowwise() - s.center.transpose();
-  s.scale = Xc.maxCoeff();
-  if (!(s.scale > 0)) fail(json_path, "the mesh is degenerate (zero extent)");
-  s.X = Xc / s.scale;
+  normalize_scene(s, json_path);
   s.rest_pose = identity_pose(s.handles, s.dim);
+  if (s.kind == HandleKind::Points) {
+    s.handle_points.resize(s.handles, s.dim);
+    for (Index h = 0; h < s.handles; ++h)
+      s.handle_points.row(h) = (g.C.row(g.P(h)).leftCols(s.dim) - s.center.transpose()) / s.scale;
+  }
 
   // Render surface: named in the JSON, or the release's convention of <name>.obj beside <name>.mesh.
   std::string render = file_key(j, {"render_mesh_file"}, dir, json_path, false);
@@ -244,6 +305,26 @@ Scene load_scene(const std::string& json_path) {
         s.poses.push_back(pack_affine_pose(A));
       }
     }
+  }
+  const SparseMatrix Jlbs = lbs_jacobian(s.X, s.W);
+  if (rig_opt == "wire") {
+    if (s.dim != 2 || s.kind != HandleKind::Points)
+      fail(json_path, "the wire rig needs a 2D scene with point handles (this one has " +
+                          std::string(s.kind == HandleKind::Bones ? "bones" : "3D handles") + ")");
+    // Handle positions per frame: each point handle's affine pose applied to its rest position.
+    const Index H = s.handles, per = 6;
+    for (VectorXd& p : s.poses) {
+      VectorXd c(2 * H);
+      for (Index h = 0; h < H; ++h) {
+        const Eigen::Map<const Eigen::Matrix<double, 2, 3>> A(p.data() + h * per);
+        c.segment<2>(2 * h) = A.leftCols<2>() * s.handle_points.row(h).transpose() + A.col(2);
+      }
+      p = c;
+    }
+    s.rest_pose = flatten(s.handle_points);
+    s.rig = std::make_shared<WireRig>(s.X, s.handle_points);
+  } else {
+    s.rig = std::make_shared<LinearRig>(Jlbs, s.rest_pose, s.dim, s.kind == HandleKind::Bones ? "lbs (bones)" : "lbs (point handles)");
   }
   return s;
 }

@@ -5,11 +5,14 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "fastcd/cd/rig.hpp"
 #include "fastcd/common/types.hpp"
 
 namespace fastcd::io {
 
-enum class HandleKind { Bones, Points };
+enum class HandleKind { Bones, Points, Cage };
 
 struct Scene {
   std::string name;
@@ -21,8 +24,15 @@ struct Scene {
   double scale = 1.0;  ///< normalisation scale (largest centred coordinate), as both releases do
   HandleKind kind = HandleKind::Bones;
   Index handles = 0;
-  MatrixXd W;                   ///< #V x #handles LBS weights
-  VectorXd rest_pose;           ///< identity pose (#handles * dim * (dim+1))
+  MatrixXd W;                   ///< #V x #handles LBS weights (cage: the cage coordinates)
+  MatrixXd handle_points;       ///< rest point handles / cage vertices (#handles x dim, normalised)
+  MatrixXi cage_edges;          ///< cage boundary (2D: edges of the closed polygon), empty otherwise
+  /// The rig the scene is simulated with; its parameters are `poses`:
+  /// - "lbs": LBS with affine bones/handles (the releases' rig; rest_pose = identity per handle);
+  /// - "cage (mean value)" / "cage (harmonic)": p = cage vertex positions (#handles*dim);
+  /// - "wire": the daisy's Catmull-Rom wire through the point handles, p = handle positions.
+  std::shared_ptr<const Rig> rig;
+  VectorXd rest_pose;           ///< the rig's rest parameters
   std::vector<VectorXd> poses;  ///< rig parameters per animation frame (normalised coordinates)
   double dt = 0.01, ym = 1e5, pr = 0.0, rho = 1.0;
   std::string model = "arap";   ///< material the scene asks for (fastcd always simulates ARAP)
@@ -41,8 +51,18 @@ struct Scene {
 /// OBJ, 3D meshes Medit .mesh / Gmsh .msh / TetGen .node). Handles come from the TGF (edges ->
 /// bones with forward kinematics, none -> point handles), weights from the DMAT (one column per
 /// point handle, then per bone), the animation from the release's text format.
+/// A 2D scene with "skeleton_file" naming a closed cage polygon (TGF) and no "handle_file" is a
+/// cage scene (the 2020 release's walrus): "anim_file" is then a DMAT of #frames x 2*#C cage
+/// positions [x_0..x_{C-1}, y_0..y_{C-1}] in normalised coordinates.
 /// @throws std::runtime_error naming the file and problem (missing keys or files, malformed
-///         data, weights whose row count differs from the mesh, a cage rig — see issue "any rig").
-Scene load_scene(const std::string& json_path);
+///         data, weights whose row count differs from the mesh, a rig option the scene cannot use).
+struct SceneOptions {
+  /// "auto" (the scene's own rig: LBS for bones and point handles, mean value coordinates for
+  /// a cage), "lbs", "wire" (2D point handles only), "mvc" or "harmonic" (cages only).
+  std::string rig = "auto";
+  int harmonic_resolution = 128;  ///< grid cells along the cage's longest side
+};
+
+Scene load_scene(const std::string& json_path, const SceneOptions& options = {});
 
 }  // namespace fastcd::io

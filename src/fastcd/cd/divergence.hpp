@@ -1,0 +1,41 @@
+#pragma once
+// Detecting a simulation that went wrong, one step at a time, with what to change.
+#include <string>
+
+#include "fastcd/common/types.hpp"
+
+namespace fastcd {
+
+/// Watches a roll-out and throws as soon as a step diverges:
+/// - any non-finite entry in u_c or its velocity;
+/// - a complementary displacement larger than `max_extent_ratio` times the mesh's size (the
+///   mesh flew apart);
+/// - complementary kinetic energy above `energy_ratio` times the larger of the largest rig
+///   kinetic energy seen so far and `energy_floor` (complementary motion is driven by the rig
+///   and external forces; it cannot legitimately carry orders of magnitude more energy than they
+///   supply — pass the work gravity can do, total mass * |g| * extent, as the floor).
+/// The message names the step and what to change (smaller h, stiffer material).
+class DivergenceMonitor {
+ public:
+  /// @param Mv      #V*dim diagonal lumped mass.
+  /// @param extent  the mesh's size (largest bounding-box side).
+  /// @param h, ym   the time step and Young's modulus, quoted in the advice.
+  DivergenceMonitor(const SparseMatrix& Mv, double extent, double h, double ym, double energy_floor = 0.0,
+                    double max_extent_ratio = 10.0, double energy_ratio = 1e4);
+
+  /// Checks step `step` (1-based): rig velocity x_rig_dot, u_c and its velocity (#V*dim each).
+  /// @throws std::runtime_error "the simulation diverged at step N: ... — ..." on divergence.
+  void check(long step, const Eigen::Ref<const VectorXd>& x_rig_dot, const Eigen::Ref<const VectorXd>& uc,
+             const Eigen::Ref<const VectorXd>& uc_dot);
+
+  double max_rig_kinetic() const { return max_rig_kinetic_; }
+  double max_kinetic() const { return max_kinetic_; }  ///< largest complementary kinetic energy seen
+  double last_kinetic() const { return last_kinetic_; }
+
+ private:
+  VectorXd m_;
+  double extent_, h_, ym_, energy_floor_, max_extent_ratio_, energy_ratio_;
+  double max_rig_kinetic_ = 0.0, max_kinetic_ = 0.0, last_kinetic_ = 0.0;
+};
+
+}  // namespace fastcd
