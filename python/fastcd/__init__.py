@@ -12,11 +12,19 @@ The two solvers of tutorial 23 are classes with the seed tutorial's interface::
     red = ReducedCD(X, T)                 # 10 modes, 20 rotation clusters
     z_new = red.step(z, z_dot, p, p_dot, handle(red.p0, i))
 
+Any rig, including one written in Python, drives full order::
+
+    class Bend(fastcd.Rig):          # define dim, num_vertices, num_params, rest_params,
+        def positions(self, p): ...  # positions(p) -> (n*dim,), optionally jacobian(p)
+    sim = fastcd.RigFullCD(X, T, Bend(X))
+    u_c = sim.advance(p_next)
+
 Errors: invalid input raises ValueError (or TypeError for a wrong kind of object) with the
 library's message; a numerical failure (e.g. a factorisation) raises RuntimeError.
 """
 from . import _fastcd
 from .cd import FullCD, ReducedCD, handle, momentum_leak_field, rig_rest
+from ._fastcd import LinearRig, Rig, RigFullCD, cage_rig, finite_difference_jacobian
 from .geometry import (beam, boundary_facets, boundary_vertices, cluster_grouping_matrices,
                        deformation_jacobian, diffuse_field, dirichlet_laplacian, elastic_operators,
                        kron_identity, lbs_jacobian, massmatrix, normalize_and_center,
@@ -40,4 +48,6 @@ __all__ = [
     "polar_svd", "block_coord",
     # complementary dynamics and the seed tutorial's helpers
     "beam", "elastic_operators", "rig_rest", "handle", "momentum_leak_field", "FullCD", "ReducedCD",
+    # any rig: subclass Rig in Python (positions(p), optionally jacobian(p)); cages; full order
+    "Rig", "LinearRig", "cage_rig", "finite_difference_jacobian", "RigFullCD",
 ]

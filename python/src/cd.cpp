@@ -5,6 +5,9 @@
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
 
 #include <string>
 #include <vector>
@@ -121,9 +124,116 @@ struct FullCDObject {
   }
 };
 
+/// Lets Python subclass fastcd.Rig: `positions(p)` returns the (n*dim,) positions; `jacobian(p)`
+/// is optional (finite differences of positions otherwise). Calls take the GIL.
+class PyRig : public Rig {
+ public:
+  Index dim() const override { PYBIND11_OVERRIDE_PURE(Index, Rig, dim); }
+  Index num_vertices() const override { PYBIND11_OVERRIDE_PURE(Index, Rig, num_vertices); }
+  Index num_params() const override { PYBIND11_OVERRIDE_PURE(Index, Rig, num_params); }
+  // A Python rig is nonlinear unless it says otherwise (the base declares is_linear() pure).
+  bool is_linear() const override {
+    py::gil_scoped_acquire gil;
+    if (py::function f = py::get_override(static_cast<const Rig*>(this), "is_linear")) return py::cast<bool>(f());
+    return false;
+  }
+  VectorXd rest_params() const override { PYBIND11_OVERRIDE_PURE(VectorXd, Rig, rest_params); }
+  std::string name() const override { PYBIND11_OVERRIDE(std::string, Rig, name); }
+  void positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(static_cast<const Rig*>(this), "positions");
+    if (!f) throw std::runtime_error("a Python rig must define positions(p)");
+    const VectorXd r = py::cast<VectorXd>(f(VectorXd(p)));
+    if (r.size() != x.size())
+      throw std::invalid_argument(name() + " rig: positions(p) returned " + std::to_string(r.size()) +
+                                  " values, expected num_vertices * dim = " + std::to_string(x.size()));
+    x = r;
+  }
+  SparseMatrix jacobian(const Eigen::Ref<const VectorXd>& p) const override {
+    py::gil_scoped_acquire gil;
+    if (py::function f = py::get_override(static_cast<const Rig*>(this), "jacobian")) {
+      const py::object J = f(VectorXd(p));
+      const SparseMatrix Js = py::isinstance<py::array>(J) ? SparseMatrix(py::cast<MatrixXd>(J).sparseView())
+                                                          : py::cast<SparseMatrix>(J);
+      if (Js.rows() != num_vertices() * dim() || Js.cols() != num_params())
+        throw std::invalid_argument(name() + " rig: jacobian(p) is " + std::to_string(Js.rows()) + " x " +
+                                    std::to_string(Js.cols()) + ", expected " +
+                                    std::to_string(num_vertices() * dim()) + " x " + std::to_string(num_params()));
+      return Js;
+    }
+    return Rig::jacobian(p);
+  }
+};
+
+/// Full order driven by any rig, keeping its own state (the any-rig roll-out of full_cd.hpp).
+struct RigFullCDObject {
+  std::shared_ptr<Rig> rig;
+  FullCD sys;
+  CDState state;
+  FullCDWorkspace ws;
+  VectorXd advance(const VecRef& p_next) {
+    full_cd_advance(sys, *rig, state, p_next, ws);
+    return state.s;
+  }
+  double residual() const {  // ||J(p)^T M D u_c|| / (||C|| ||u_c||) for the current frame's constraint
+    const double un = state.s.norm();
+    return un > 0 ? (sys.constraint.C * state.s).norm() / (sys.constraint.C.norm() * un) : 0.0;
+  }
+};
+
 }  // namespace
 
 void bind_cd(py::module_& m) {
+  py::class_<Rig, PyRig, std::shared_ptr<Rig>>(m, "Rig",
+                                               "Any rig: subclass it in Python and define dim(), num_vertices(), "
+                                               "num_params(), rest_params(), positions(p) -> (n*dim,) and optionally "
+                                               "jacobian(p) (else finite differences) and is_linear().")
+      .def(py::init<>())
+      .def("dim", &Rig::dim)
+      .def("num_vertices", &Rig::num_vertices)
+      .def("num_params", &Rig::num_params)
+      .def("is_linear", &Rig::is_linear)
+      .def("rest_params", &Rig::rest_params)
+      .def("name", &Rig::name)
+      .def("positions", [](const Rig& r, const VecRef& p) { return r.positions(p); }, "p"_a)
+      .def("jacobian", &Rig::jacobian, "p"_a);
+  py::class_<LinearRig, Rig, std::shared_ptr<LinearRig>>(m, "LinearRig", "x = J p (LBS, handles, cages).")
+      .def(py::init([](const SparseMatrix& J, const VecRef& p0, Index dim, const std::string& name) {
+             return std::make_shared<LinearRig>(J, p0, dim, name);
+           }),
+           "J"_a, "p0"_a, "dim"_a, "name"_a = "linear");
+  m.def("cage_rig",
+        [](const MatRef& X, const MatRef& cage_V, const IdxRef& cage_F, const std::string& kind, int resolution) {
+          if (kind != "mvc" && kind != "harmonic")
+            throw std::invalid_argument("kind must be 'mvc' or 'harmonic', got '" + kind + "'");
+          return std::make_shared<LinearRig>(cage_rig(X, cage_V, cage_F,
+                                                      kind == "mvc" ? CageCoordinates::MeanValue : CageCoordinates::Harmonic,
+                                                      resolution));
+        },
+        "X"_a, "cage_V"_a, "cage_F"_a, "kind"_a = "mvc", "resolution"_a = 128, "Cage rig, p = cage vertex positions.");
+  m.def("finite_difference_jacobian", &finite_difference_jacobian, "rig"_a, "p"_a, "eps"_a = 1e-6);
+
+  py::class_<RigFullCDObject>(m, "RigFullCD",
+                              "Full-order complementary dynamics for any rig (C++ or Python); nonlinear rigs get "
+                              "their constraint rebuilt from J(p) every step.")
+      .def(py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, double h, double ym, double pr,
+                       double rho, int iterations) {
+             const CDOptions o = make_options(h, ym, pr, rho, iterations, CDOptions{}.modes, CDOptions{}.clusters,
+                                              "diffusion", 1.0);
+             auto* obj = new RigFullCDObject{rig, full_cd_precompute(X, T, *rig, o), {}, {}};
+             obj->state = full_cd_initial_state(obj->sys, *rig);
+             return obj;
+           }),
+           "X"_a, "T"_a, "rig"_a, "h"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3, "iterations"_a = 10,
+           // A Python subclass's overrides live in its Python object: keep it alive with the system.
+           py::keep_alive<1, 4>())
+      .def("advance", &RigFullCDObject::advance, "p_next"_a, "Steps to rig pose p_next; returns u_c (n*dim,).")
+      .def("positions", [](const RigFullCDObject& o) { return VectorXd(o.state.x + o.state.s); },
+           "Rig positions plus u_c (n*dim,).")
+      .def("residual", &RigFullCDObject::residual, "||J(p)^T M D u_c|| / (||C|| ||u_c||) now.")
+      .def_property_readonly("constraint_rank", [](const RigFullCDObject& o) { return o.sys.constraint.rank; });
+
+
   m.def("rig_rest", &rig_rest, "J"_a, "Mv"_a, "X"_a, "p0 = argmin_p ||J p - flatten(X)||_Mv.");
   m.def(
       "momentum_leak_field",
