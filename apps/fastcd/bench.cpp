@@ -60,7 +60,6 @@ double peak_rss_mib() {
 }
 
 double mib(const MatrixXd& A) { return 8.0 * static_cast<double>(A.size()) / (1024.0 * 1024.0); }
-double mib(const VectorXd& A) { return 8.0 * static_cast<double>(A.size()) / (1024.0 * 1024.0); }
 double mib(const SparseMatrix& A) { return 12.0 * static_cast<double>(A.nonZeros()) / (1024.0 * 1024.0); }
 
 /// Memory the precomputed fast system keeps (MiB), and how much of it a step touches.
@@ -122,7 +121,7 @@ std::vector<Case> make_cases(const BenchSettings& st) {
   if (!st.quick) {
     bench::RiggedMesh spot = bench::spot_case(st.data);
     if (!spot.name.empty()) cases.push_back({"spot", spot.mesh, spot.rig, 16, 100});
-    else std::fprintf(stderr, "fastcd bench: no Spot mesh under %s/data/derived-tetgen; skipping it\n", st.data.c_str());
+    else std::fprintf(stdout, "fastcd bench: no Spot mesh under %s/data/derived-tetgen; skipping it\n", st.data.c_str());
   }
   for (int n : {6, 10, 14}) {
     Mesh m = tetrahedralized_grid(3 * n, n, n);

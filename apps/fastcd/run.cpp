@@ -102,7 +102,7 @@ int run_scene(const RunSettings& st) {
     }
   } cleanup{stage};
 
-  std::fprintf(stderr, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
+  std::fprintf(stdout, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
                scene.name.c_str(), long(dim), long(n), long(scene.T.rows()), long(scene.handles),
                scene.kind == io::HandleKind::Bones ? "bones" : scene.kind == io::HandleKind::Cage ? "cage vertices" : "point handles",
                rig.name().c_str(), frames, st.solver.c_str());
@@ -157,7 +157,7 @@ int run_scene(const RunSettings& st) {
 
   const Surface surf = output_surface(scene);
   if (scene.render_E.rows() > 0)
-    std::fprintf(stderr, "render mesh: %ld vertices, %ld triangles, embedded in the tets (max distance %.2g)\n",
+    std::fprintf(stdout, "render mesh: %ld vertices, %ld triangles, embedded in the tets (max distance %.2g)\n",
                  long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.scale);
   std::vector<MatrixXd> baked, rig_frames, cd_frames;
   CDState state = full ? full_cd_initial_state(*full, rig) : fast_cd_initial_state(*fast);
@@ -231,7 +231,7 @@ int run_scene(const RunSettings& st) {
                                     {cd_frames, surf.F, "rig + CD (" + st.solver + ")", viz::rgb_from_hex("#1f77b4")}},
                                    viz::default_camera(all), vo, progress);
 #else
-      std::fprintf(stderr, "note: no 3D preview renderer in this build; preview.mp4 skipped\n");
+      std::fprintf(stdout, "note: no 3D preview renderer in this build; preview.mp4 skipped\n");
 #endif
     }
   }

@@ -130,7 +130,7 @@ int run_tutorial(const TutorialSettings& st) {
   const auto t_all = Clock::now();
 
   // 1 - the rig
-  std::fprintf(stderr, "[1/6] rig and operators\n");
+  std::fprintf(stdout, "[1/6] rig and operators\n");
   const auto t_pre = Clock::now();
   Solvers s = build(st.width, st.height, st);
   const double pre_s = seconds_since(t_pre);
@@ -144,7 +144,7 @@ int run_tutorial(const TutorialSettings& st) {
                      {"rig_dofs", s.rig.J.cols()}};
 
   // 2 - full order
-  std::fprintf(stderr, "[2/6] full-order complementary dynamics\n");
+  std::fprintf(stdout, "[2/6] full-order complementary dynamics\n");
   FullCDWorkspace fws;
   auto full_adv = [&](CDState& c, const VectorXd& p) { full_cd_advance(s.full, c, p, fws); };
   const Rollout full = roll_out(s.full, st, full_adv, [](const VectorXd& u) { return u; },
@@ -157,7 +157,7 @@ int run_tutorial(const TutorialSettings& st) {
                      {"state_dim", s.full.state_dim()}};
 
   // 4 - fast
-  std::fprintf(stderr, "[3/6] fast complementary dynamics\n");
+  std::fprintf(stdout, "[3/6] fast complementary dynamics\n");
   FastCDWorkspace ws;
   auto fast_adv = [&](CDState& c, const VectorXd& p) { fast_cd_advance(s.fast, c, p, ws); };
   const Rollout red = roll_out(s.fast, st, fast_adv, [&](const VectorXd& z) { return fast_cd_lift(s.fast, z); },
@@ -189,7 +189,7 @@ int run_tutorial(const TutorialSettings& st) {
   // 6 - resolution sweep
   std::vector<double> verts, t_fulls, t_reds;
   if (st.sweep) {
-    std::fprintf(stderr, "[4/6] resolution sweep\n");
+    std::fprintf(stdout, "[4/6] resolution sweep\n");
     const int res[5][2] = {{40, 5}, {70, 7}, {100, 8}, {140, 9}, {180, 10}};
     Progress bar("sweep", 5);
     nlohmann::json rows = nlohmann::json::array();
@@ -227,7 +227,7 @@ int run_tutorial(const TutorialSettings& st) {
 
   // Videos (sections 1, 2 and 5).
   if (st.video) {
-    std::fprintf(stderr, "[5/6] videos\n");
+    std::fprintf(stdout, "[5/6] videos\n");
     auto encode = [&](const char* name, std::vector<viz::MeshPanel> panels, const std::string& suptitle) {
       viz::AnimationOptions opt;
       opt.suptitle = suptitle;
@@ -254,14 +254,14 @@ int run_tutorial(const TutorialSettings& st) {
            "Complementary dynamics: full-order vs. fast (skinning eigenmodes)");
   }
 
-  std::fprintf(stderr, "[6/6] summary\n");
+  std::fprintf(stdout, "[6/6] summary\n");
   summary["total_s"] = seconds_since(t_all);
   io::write_file_atomically((out / "summary.json").string(), [&](const std::string& tmp) {
     std::ofstream f(tmp);
     f << summary.dump(2) << "\n";
     if (!f) throw std::runtime_error("cannot write " + tmp);
   });
-  std::fprintf(stderr, "wrote %s (%.1f s)\n", out.string().c_str(), seconds_since(t_all));
+  std::fprintf(stdout, "wrote %s (%.1f s)\n", out.string().c_str(), seconds_since(t_all));
   return 0;
 }
 

@@ -279,7 +279,13 @@ MeditMesh read_mesh_impl(const std::string& path) {
       read_indices(tet ? tets : tris, n, tet ? 4 : 3, tet ? "tetrahedra" : "triangles");
     } else {
       const int k = medit_skip_tokens(key, dim ? dim : 3);
-      if (k < 0) r.fail("unknown keyword " + quote(key));
+      if (k < 0) {
+        double num = 0;
+        if (detail::parse_double(key, num))
+          r.fail("expected a keyword, got the number " + quote(key) +
+                 " (more records than the previous block declares?)");
+        r.fail("unknown keyword " + quote(key));
+      }
       const long long n = ts.integer("record count", 0, INT_MAX);
       r.check_count_fits(n, 2 * static_cast<std::size_t>(k), "records");
       for (long long i = 0; i < n * k; ++i) ts.require("record value");

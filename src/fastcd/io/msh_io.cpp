@@ -462,6 +462,9 @@ void MshReader::read_elements() {
       const long long tag = v[0], type = v[1], ntags = v[2];
       if (tag < 1) fail("element tag " + std::to_string(tag) + " is invalid (tags start at 1)");
       if (ntags < 0) fail("negative tag count " + std::to_string(ntags));
+      if (ntags > static_cast<long long>(v.size()))  // also keeps 3 + ntags + nn from overflowing
+        fail("element " + std::to_string(tag) + " declares " + std::to_string(ntags) +
+             " tags but its line has only " + std::to_string(v.size()) + " values");
       const int nn = gmsh_nodes_per_element(type);
       if (nn < 0) {
         types_seen_.insert(type);

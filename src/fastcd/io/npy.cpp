@@ -1,6 +1,7 @@
 #include "fastcd/io/npy.hpp"
 
 #include "fastcd/io/atomic_file.hpp"
+#include "fastcd/io/parse_util.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -149,7 +150,7 @@ class HeaderParser {
         r.shape = parse_shape();
         have_shape = true;
       } else {
-        fail(path_, "unexpected key '" + key + "' in header");
+        fail(path_, "unexpected key " + detail::quote(key) + " in header");
       }
       skip_ws();
       if (peek() == ',') {
@@ -338,7 +339,7 @@ NpyArray read_npy(const std::string& path) {
   // dtype
   NpyArray out;
   std::string descr = h.descr;
-  if (descr.size() != 3) fail(path, "unsupported dtype '" + descr + "' (need <f8, <i4 or <i8)");
+  if (descr.size() != 3) fail(path, "unsupported dtype " + detail::quote(descr) + " (need <f8, <i4 or <i8)");
   const char order = descr[0];
   const std::string kind = descr.substr(1);
   bool swap = false;
@@ -347,7 +348,7 @@ NpyArray read_npy(const std::string& path) {
   } else if (order == '>') {
     swap = std::endian::native == std::endian::little;
   } else {
-    fail(path, "unsupported dtype '" + descr + "' (need <f8, <i4 or <i8)");
+    fail(path, "unsupported dtype " + detail::quote(descr) + " (need <f8, <i4 or <i8)");
   }
   std::size_t itemsize = 0;
   if (kind == "f8" || kind == "i8") {
@@ -355,36 +356,34 @@ NpyArray read_npy(const std::string& path) {
   } else if (kind == "i4") {
     itemsize = 4;
   } else {
-    fail(path, "unsupported dtype '" + descr + "' (need <f8, <i4 or <i8)");
+    fail(path, "unsupported dtype " + detail::quote(descr) + " (need <f8, <i4 or <i8)");
   }
-  if (order == '|') fail(path, "unsupported dtype '" + descr + "' (byte order missing)");
+  if (order == '|') fail(path, "unsupported dtype " + detail::quote(descr) + " (byte order missing)");
   out.dtype = "<" + kind;
   out.shape = h.shape;
   out.fortran_order = h.fortran_order;
 
-  // size check before any allocation
+  // size check before any allocation: the byte count implied by the shape, saturated at
+  // 2^64 - 1 (which no file reaches) so a gigantic or overflowing shape is rejected too.
   const std::uint64_t data_bytes_avail = file_size - prefix - header_len;
+  constexpr std::uint64_t kSat = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t n = 1;
   for (std::size_t d : h.shape) {
-    if (d != 0 && n > data_bytes_avail / itemsize / d) {
-      // would exceed the file even if later dims were 1 (or overflow)
-      n = std::numeric_limits<std::uint64_t>::max();
+    if (d == 0) {
+      n = 0;
       break;
     }
-    n *= d;
+    n = n > kSat / d ? kSat : n * d;
   }
-  const bool zero = std::find(h.shape.begin(), h.shape.end(), std::size_t{0}) != h.shape.end();
-  if (zero) n = 0;
-  if (n == std::numeric_limits<std::uint64_t>::max() || n * itemsize != data_bytes_avail) {
-    std::string expected = n == std::numeric_limits<std::uint64_t>::max()
-                               ? std::string("more than the file holds")
-                               : std::to_string(n * itemsize) + " bytes";
+  const std::uint64_t need = n > kSat / itemsize ? kSat : n * itemsize;
+  if (need != data_bytes_avail) {
+    const std::string expected = need == kSat ? std::string("more than 2^64 bytes")
+                                              : std::to_string(need) + " bytes";
     fail(path, "data size does not match header: shape " + shape_tuple(h.shape) + " of " +
                    out.dtype + " needs " + expected + ", file has " +
                    std::to_string(data_bytes_avail) + " data bytes" +
-                   (n != std::numeric_limits<std::uint64_t>::max() && n * itemsize > data_bytes_avail
-                        ? " (truncated)"
-                        : ""));
+                   (need > data_bytes_avail ? " (truncated file or corrupt shape)"
+                                            : " (trailing data)"));
   }
 
   const std::size_t count = static_cast<std::size_t>(n);

@@ -129,8 +129,10 @@ std::string quote(std::string_view tok) {
 LineReader::LineReader(const std::string& text, std::string path, const char* fn,
                        const char* format)
     : text_(text), path_(std::move(path)), fn_(fn) {
-  if (text_.empty())
-    fail_file(fn_, path_, std::string("file is empty (not a ") + format + " file)");
+  if (text_.empty()) {
+    const bool vowel = std::strchr("AEIOUaeiou", format[0]) != nullptr;
+    fail_file(fn_, path_, std::string("file is empty (not ") + (vowel ? "an " : "a ") + format + " file)");
+  }
   const std::size_t nul = text_.find('\0');
   if (nul != std::string::npos) {
     std::size_t line = 1;

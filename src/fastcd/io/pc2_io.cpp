@@ -49,6 +49,9 @@ void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, dou
                                 shape_of(frames[0]));
   if (nv > INT_MAX || frames.size() > static_cast<std::size_t>(INT_MAX))
     throw std::invalid_argument("write_pc2: too many points or samples for int32 counts");
+  if (nv == 0 && !frames.empty())
+    throw std::invalid_argument("write_pc2: frames have 0 points (a PC2 file without points has no samples; "
+                                "pass no frames for an empty cache)");
   for (std::size_t s = 0; s < frames.size(); ++s)
     if (frames[s].rows() != nv || frames[s].cols() != dim)
       throw std::invalid_argument("write_pc2: frames[" + std::to_string(s) + "] is " +
@@ -103,6 +106,12 @@ PointCache read_pc2(const std::string& path) {
     detail::fail_file(fn, path,
                       "byte 24: sample rate " + std::to_string(rate) + " is not a positive number");
   if (ns < 0) detail::fail_file(fn, path, "byte 28: negative sample count " + std::to_string(ns));
+  // A cache without points holds no data, so its size says nothing about the sample count:
+  // believing it would allocate one (empty) frame per claimed sample.
+  if (np == 0 && ns > 0)
+    detail::fail_file(fn, path,
+                      "byte 28: " + std::to_string(ns) +
+                          " samples of 0 points (corrupt counts: a cache without points has no samples)");
   // 32 + 12 * np * ns may exceed 64 bits for garbage counts: compute it in 128 bits.
   const unsigned __int128 want = 32 + static_cast<unsigned __int128>(12) *
                                           static_cast<std::uint64_t>(np) *

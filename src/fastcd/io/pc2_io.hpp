@@ -20,8 +20,8 @@ struct PointCache {
 };
 
 /// Writes a PC2 file. Positions are rounded to float32; 2D frames (#V x 2) get z = 0.
-/// @param frames       samples, each #V x 2 or #V x 3, all of the same shape, finite and
-///                     within the float32 range; may be empty (0 points, 0 samples).
+/// @param frames       samples, each #V x 2 or #V x 3 with #V >= 1, all of the same shape,
+///                     finite and within the float32 range; may be empty (0 points, 0 samples).
 /// @param start_frame  finite, fits in float32.
 /// @param sample_rate  finite and > 0.
 /// @throws std::invalid_argument for bad shapes or values.
@@ -29,9 +29,9 @@ struct PointCache {
 void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, double start_frame = 0,
                double sample_rate = 1);
 
-/// Reads a PC2 file. The header (magic, version 1, non-negative counts, finite start frame,
-/// positive sample rate) and the exact file size 32 + 12 * numPoints * numSamples are checked
-/// before anything is allocated.
+/// Reads a PC2 file. The header (magic, version 1, non-negative counts, no samples without
+/// points, finite start frame, positive sample rate) and the exact file size
+/// 32 + 12 * numPoints * numSamples are checked before anything is allocated.
 /// @throws std::runtime_error naming the file and the problem (missing/empty file, bad magic,
 ///         unsupported version, negative counts, truncated or oversized file, NaN/Inf values
 ///         with their byte offset, sample and point).

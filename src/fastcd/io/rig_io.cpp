@@ -158,12 +158,13 @@ MatrixXd read_dmat(const std::string& path) {
     header(pos, 2, cols, rows);
     const std::uint64_t n = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
     const std::uint64_t have = bytes.size() - pos;
-    if (have != n * 8)
+    // n <= (2^31 - 1)^2, so n * 8 can wrap around 2^64: compare n with have / 8 first.
+    if (n > have / 8 || have != n * 8)
       detail::fail_file(fn, path,
                         "binary block has " + std::to_string(have) + " bytes but " +
                             std::to_string(rows) + " x " + std::to_string(cols) + " doubles need " +
-                            std::to_string(n * 8) +
-                            (have < n * 8 ? " (truncated file)" : " (trailing data)"));
+                            (n > UINT64_MAX / 8 ? std::to_string(n) + " x 8" : std::to_string(n * 8)) +
+                            (n > have / 8 ? " (truncated file)" : " (trailing data)"));
     MatrixXd W(rows, cols);
     for (std::uint64_t k = 0; k < n; ++k) {
       std::uint64_t u = 0;

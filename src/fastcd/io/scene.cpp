@@ -1,7 +1,9 @@
 #include "fastcd/io/scene.hpp"
 
 #include <filesystem>
+#include <cmath>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "fastcd/cd/skeleton.hpp"
@@ -11,6 +13,7 @@
 #include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
+#include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/anim_io.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/rig_io.hpp"
@@ -47,6 +50,45 @@ std::string file_key(const nlohmann::json& j, std::initializer_list<const char*>
   return {};
 }
 
+/// Rejects degenerate rest elements (|det D_m| <= 1e-12 longest_edge^dim, the test the
+/// operators apply) and inverted ones: elements whose orientation is opposite to the mesh's
+/// majority, i.e. folded or tangled rest elements (or inconsistently ordered vertices). A mesh
+/// oriented negatively throughout is a convention and loads.
+template <int dim>
+void check_elements(const Scene& s, const std::string& mesh_file, const std::string& path) {
+  const Index m = s.T.rows();
+  if (m == 0) fail(path, "the mesh '" + mesh_file + "' has no elements");
+  Index positive = 0, first_pos = -1, first_neg = -1;
+  for (Index e = 0; e < m; ++e) {
+    const double det = detail::edge_matrix<dim>(s.X, s.T, e).determinant();
+    const double h = detail::longest_edge<dim>(s.X, s.T, e);
+    if (!(std::abs(det) > 1e-12 * std::pow(h, dim))) {
+      std::ostringstream os;
+      os << "element " << e << " of '" << mesh_file << "' is degenerate (vertices " << s.T(e, 0);
+      for (int a = 1; a <= dim; ++a) os << ", " << s.T(e, a);
+      os << "; rest " << (dim == 2 ? "area " : "volume ") << det / (dim == 2 ? 2.0 : 6.0) << ", longest edge " << h
+         << "): remove it or fix the mesh";
+      fail(path, os.str());
+    }
+    if (det > 0) {
+      ++positive;
+      if (first_pos < 0) first_pos = e;
+    } else if (first_neg < 0) {
+      first_neg = e;
+    }
+  }
+  const Index negative = m - positive;
+  if (positive > 0 && negative > 0) {
+    const bool neg_minority = negative <= positive;
+    const Index bad = neg_minority ? first_neg : first_pos, count = neg_minority ? negative : positive;
+    std::ostringstream os;
+    os << "element " << bad << " of '" << mesh_file << "' is inverted: " << count << " of " << m
+       << " elements are oriented opposite to the rest (folded rest elements or inconsistent vertex order; "
+          "reorient them or fix the mesh)";
+    fail(path, os.str());
+  }
+}
+
 void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& path) {
   const std::string ext = fs::path(mesh_file).extension().string();
   if (ext == ".obj") {
@@ -70,6 +112,8 @@ void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& p
   }
   s.dim = s.X.cols();
   if (s.dim == 3 && s.T.cols() != 4) fail(path, "the 3D mesh has no tetrahedra");
+  if (s.dim == 2) check_elements<2>(s, mesh_file, path);
+  else check_elements<3>(s, mesh_file, path);
   s.surface = s.dim == 3 ? boundary_facets(s.T).F : s.T;
 }
 
@@ -162,9 +206,11 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   s.dt = number(j, "dt", 0.01, json_path);
   s.ym = number(j, "YM", 1e5, json_path);
   s.pr = number(j, "pr", 0.0, json_path);
+  s.rho = number(j, "rho", 1.0, json_path);
   s.with_dynamics = number(j, "with_dynamics", 1, json_path) != 0;
   if (!(s.dt > 0)) fail(json_path, "dt must be > 0, got " + std::to_string(s.dt));
   if (!(s.ym > 0)) fail(json_path, "YM must be > 0, got " + std::to_string(s.ym));
+  if (!(s.rho > 0) || !std::isfinite(s.rho)) fail(json_path, "rho must be > 0, got " + std::to_string(s.rho));
   if (!(s.pr > -1 && s.pr < 0.5)) fail(json_path, "pr must lie in (-1, 0.5), got " + std::to_string(s.pr));
   if (j.contains("model")) {
     if (!j["model"].is_string()) fail(json_path, "\"model\" must be a string");
