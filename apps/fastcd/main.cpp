@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "bench.hpp"
+#include "interrupt.hpp"
 #include "run.hpp"
 #include "tutorial.hpp"
 
@@ -19,10 +20,14 @@ int main(int argc, char** argv) {
   fastcd::cli::register_tutorial(app);
   fastcd::cli::register_run(app);
   fastcd::cli::register_bench(app);
+  fastcd::cli::install_interrupt_handlers();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const fastcd::cli::Interrupted& e) {
+    std::cerr << "fastcd: error: " << e.what() << "\n";
+    return 128 + e.signal_number();
   } catch (const std::exception& e) {
     std::cerr << "fastcd: error: " << e.what() << "\n";
     return 1;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "interrupt.hpp"
+
 namespace fastcd::cli {
 
 class Progress {
@@ -23,7 +25,9 @@ class Progress {
       std::fflush(stdout);
     }
   }
+  /// Shows `done` of `total`; throws Interrupted if Ctrl-C / SIGTERM arrived (see interrupt.hpp).
   void update(int done) {
+    check_interrupt(label_ + " " + std::to_string(done) + "/" + std::to_string(total_));
     const int pct = total_ > 0 ? 100 * done / total_ : 100;
     if (tty_) {
       const int width = 30, fill = width * pct / 100;
