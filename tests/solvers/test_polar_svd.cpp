@@ -1,3 +1,4 @@
+#include <limits>
 #include <random>
 
 #include "test_util.hpp"
@@ -96,6 +97,37 @@ TEST(PolarSvd, FastRotationDeclinesIllDeterminedCases) {
   const Eigen::Matrix3d Rm = Eigen::Map<const RowMat3>(Rb.data());
   EXPECT_NEAR(Rm.determinant(), 1.0, 1e-13);
   EXPECT_NEAR(Rm(0, 0), 1.0, 1e-13);
+}
+
+TEST(PolarSvd, BatchedKernelMatchesScalarInAnyLayoutAndSplit) {
+  // The SIMD kernel reads the fast solver's cluster layout (row i of cluster c at i * nr + 3 c);
+  // its results match the one-matrix kernel and do not depend on how the batch is split
+  // (odd counts, partial SIMD batches), including lanes that fall back to the SVD.
+  std::mt19937 gen(11);
+  std::normal_distribution<double> N;
+  const Index count = 37, nr = 3 * count;
+  MatrixXd Fc = MatrixXd::NullaryExpr(3, nr, [&] { return N(gen); });  // 3 x nr, row-major copy below
+  Fc.block<3, 3>(0, 3 * 5).setZero();                      // zero: SVD fallback
+  Fc.block<3, 3>(0, 3 * 9) << 1, 0, 0, 0, 0, 0, 0, 0, 0;   // rank 1: SVD fallback
+  Fc(0, 3 * 20) = std::numeric_limits<double>::quiet_NaN();  // non-finite lane stays in its lane
+  std::vector<double> F(3 * nr), R(3 * nr), R2(3 * nr);
+  for (int i = 0; i < 3; ++i)
+    for (Index k = 0; k < nr; ++k) F[i * nr + k] = Fc(i, k);
+  detail::closest_rotations_3x3_strided(F.data(), count, 3, nr, R.data());
+  for (Index c0 = 0; c0 < count; c0 += 5)  // split into batches of 5
+    detail::closest_rotations_3x3_strided(F.data() + 3 * c0, std::min<Index>(5, count - c0), 3, nr, R2.data() + 3 * c0);
+  for (Index c = 0; c < count; ++c) {
+    if (c == 20) continue;
+    double f[9], r[9];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) f[3 * i + j] = F[i * nr + 3 * c + j];
+    detail::closest_rotation<3>(f, r);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        EXPECT_NEAR(R[i * nr + 3 * c + j], r[3 * i + j], 1e-13) << "cluster " << c;
+        EXPECT_EQ(R[i * nr + 3 * c + j], R2[i * nr + 3 * c + j]) << "cluster " << c;
+      }
+  }
 }
 
 TEST(PolarSvd, SimkitExamplesAndEdgeCases) {

@@ -174,11 +174,9 @@ using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eig
 /// product like this is where a general GEMM loses most of its time packing A; here A (already
 /// laid out column by column) is streamed once, RB rows at a time, with N*RB accumulators kept
 /// in registers.
-template <int N>
-void thin_product(const double* A, Index M, Index K, const double* B, Index bk, Index bi, const double* C0,
-                  double* C, Index cr, Index ci) {
-  constexpr int RB = 16;
-  Index r0 = 0;
+template <int N, int RB>
+Index thin_product_blocks(const double* A, Index M, Index K, const double* B, Index bk, Index bi, const double* C0,
+                          double* C, Index cr, Index ci, Index r0) {
   for (; r0 + RB <= M; r0 += RB) {
     double acc[N][RB] = {};
     for (Index k = 0; k < K; ++k) {
@@ -192,6 +190,15 @@ void thin_product(const double* A, Index M, Index K, const double* B, Index bk, 
     for (int i = 0; i < N; ++i)
       for (int t = 0; t < RB; ++t) C[(r0 + t) * cr + i * ci] = C0[(r0 + t) * cr + i * ci] + acc[i][t];
   }
+  return r0;
+}
+
+template <int N>
+void thin_product(const double* A, Index M, Index K, const double* B, Index bk, Index bi, const double* C0,
+                  double* C, Index cr, Index ci) {
+  // 32-row blocks (3 x 4 AVX-512 accumulators), then 8-row blocks, then single rows.
+  Index r0 = thin_product_blocks<N, 32>(A, M, K, B, bk, bi, C0, C, cr, ci, 0);
+  r0 = thin_product_blocks<N, 8>(A, M, K, B, bk, bi, C0, C, cr, ci, r0);
   for (Index r = r0; r < M; ++r) {
     double acc[N] = {};
     for (Index k = 0; k < K; ++k)
@@ -205,6 +212,10 @@ void thin_product(const double* A, Index M, Index K, const double* B, Index bk, 
 template <int dim>
 void cluster_rotations(const double* F, Index clusters, double* R) {
   const Index nr = clusters * dim;
+  if constexpr (dim == 3) {
+    detail::closest_rotations_3x3_strided(F, clusters, dim, nr, R);
+    return;
+  }
   for (Index c = 0; c < clusters; ++c) {
     double f[dim * dim], r[dim * dim];
     for (int i = 0; i < dim; ++i)

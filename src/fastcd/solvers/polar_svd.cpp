@@ -1,5 +1,6 @@
 #include "fastcd/solvers/polar_svd.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fastcd/common/check.hpp"
@@ -156,17 +157,144 @@ void closest_rotation<3>(const double* f, double* o) {
   out = Re;
 }
 
+namespace {
+/// Lanes of the batched 3x3 kernel: one AVX-512 register (two AVX2 / four SSE2 ones).
+constexpr int kLanes = 8;
+using Lane = Eigen::Array<double, kLanes, 1>;
+using Mask = Eigen::Array<bool, kLanes, 1>;  // concrete, never `auto`: Eigen expressions are lazy
+
+/// 2x2 minors of rows (0, 1) and (2, 3) of a symmetric 4x4 matrix given by its 10 entries,
+/// and from them the determinant and the adjugate (Laplace expansion along row pairs); b[j][k]
+/// (column k) uses only the rows other than k.
+struct Adjugate4 {
+  Lane b[4][4];
+  Lane det;
+  Adjugate4(const Lane& a00, const Lane& a01, const Lane& a02, const Lane& a03, const Lane& a11, const Lane& a12,
+            const Lane& a13, const Lane& a22, const Lane& a23, const Lane& a33, bool full) {
+    // a10 = a01, a20 = a02, a21 = a12, a30 = a03, a31 = a13, a32 = a23.
+    const Lane s0 = a00 * a11 - a01 * a01, s1 = a00 * a12 - a01 * a02, s2 = a00 * a13 - a01 * a03,
+               s3 = a01 * a12 - a11 * a02, s4 = a01 * a13 - a11 * a03, s5 = a02 * a13 - a12 * a03;
+    const Lane c5 = a22 * a33 - a23 * a23, c4 = a12 * a33 - a13 * a23, c3 = a12 * a23 - a13 * a22,
+               c2 = a02 * a33 - a03 * a23, c1 = a02 * a23 - a03 * a22, c0 = a02 * a13 - a03 * a12;
+    det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
+    if (!full) return;
+    b[0][0] = a11 * c5 - a12 * c4 + a13 * c3;
+    b[0][1] = -a01 * c5 + a02 * c4 - a03 * c3;
+    b[0][2] = a13 * s5 - a23 * s4 + a33 * s3;
+    b[0][3] = -a12 * s5 + a22 * s4 - a23 * s3;
+    b[1][1] = a00 * c5 - a02 * c2 + a03 * c1;
+    b[1][2] = -a03 * s5 + a23 * s2 - a33 * s1;
+    b[1][3] = a02 * s5 - a22 * s2 + a23 * s1;
+    b[2][2] = a03 * s4 - a13 * s2 + a33 * s0;
+    b[2][3] = -a02 * s4 + a12 * s2 - a23 * s0;
+    b[3][3] = a02 * s3 - a12 * s1 + a22 * s0;
+    // The lower triangle equals the upper one only in exact arithmetic. Column k of the
+    // adjugate (the eigenvector candidate) must come from the rows other than k alone, as in
+    // closest_rotation_3x3: near the eigenvalue, borrowing row k from the transposed entry
+    // costs about three digits.
+    b[1][0] = -a01 * c5 + a12 * c2 - a13 * c1;
+    b[2][0] = a01 * c4 - a11 * c2 + a13 * c0;
+    b[3][0] = -a01 * c3 + a11 * c1 - a12 * c0;
+    b[2][1] = -a00 * c4 + a01 * c2 - a03 * c0;
+    b[3][1] = a00 * c3 - a01 * c1 + a02 * c0;
+    b[3][2] = -a03 * s3 + a13 * s1 - a23 * s0;
+  }
+};
+}  // namespace
+
+void closest_rotations_3x3_strided(const double* F, Index count, Index mat_stride, Index row_stride, double* R) {
+  // The algorithm of closest_rotation_3x3, kLanes matrices at a time in SIMD lanes: Horn's
+  // matrix N, Newton on det(N - l I) from sqrt(3)|F| (each lane stops where the scalar code
+  // would), the eigenvector as the column of adj(N - l I) with the largest diagonal entry. Lanes
+  // the scalar kernel would refuse (zero or non-finite F, relative gap below 1e-3) are redone by
+  // closest_rotation<3> (SVD). Each result depends only on its own matrix.
+  for (Index c0 = 0; c0 < count; c0 += kLanes) {
+    const int nl = static_cast<int>(std::min<Index>(kLanes, count - c0));
+    Lane f[9];
+    for (int k = 0; k < 9; ++k) f[k].setZero();
+    for (int l = 0; l < nl; ++l) {
+      const double* Fl = F + (c0 + l) * mat_stride;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) f[3 * i + j](l) = Fl[i * row_stride + j];
+    }
+    for (int l = nl; l < kLanes; ++l) f[0](l) = f[4](l) = f[8](l) = 1.0;  // padding: identity
+    const Lane &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6],
+               &Syz = f[7], &Szz = f[8];
+    const Lane n2 = Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy +
+                    Szz * Szz;
+    const Lane N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
+               N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
+    const Lane detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);
+    const Lane c2 = -2.0 * n2, c1 = -8.0 * detF;
+    const Lane cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
+    // (std::sqrt lane by lane: Eigen's vectorised double sqrt may be an approximation under
+    // EIGEN_FAST_MATH, and the Newton start must not fall below the root.)
+    Lane scale;
+    for (int l = 0; l < kLanes; ++l) scale(l) = std::sqrt(3.0 * n2(l));
+    Lane lam = scale;
+    Mask done = !(n2 > 0.0) || !n2.isFinite();
+    for (int it = 0; it < 60 && !done.all(); ++it) {
+      const Lane l2 = lam * lam;
+      const Lane p = (l2 + c2) * l2 + c1 * lam + cdet;
+      const Lane dp = 4.0 * l2 * lam + 2.0 * c2 * lam + c1;
+      const Lane step = p / dp;
+      const Mask move = !done && (dp > 0.0);
+      lam = move.select(lam - step, lam);
+      done = done || !(dp > 0.0) || (step.abs() <= 1e-15 * scale);
+    }
+    const Adjugate4 adj(N00 - lam, N01, N02, N03, N11 - lam, N12, N13, N22 - lam, N23, N33 - lam, true);
+    Lane best = adj.b[0][0].abs(), q[4] = {adj.b[0][0], adj.b[1][0], adj.b[2][0], adj.b[3][0]};
+    for (int k = 1; k < 4; ++k) {
+      const Mask better = adj.b[k][k].abs() > best;
+      best = better.select(adj.b[k][k].abs(), best);
+      for (int j = 0; j < 4; ++j) q[j] = better.select(adj.b[j][k], q[j]);
+    }
+    const Mask good = (n2 > 0.0) && n2.isFinite() && (best > 1e-3 * scale * scale * scale);
+    const Lane qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    Lane inv;
+    for (int l = 0; l < kLanes; ++l) inv(l) = 1.0 / std::sqrt(qq(l));
+    const Lane w = q[0] * inv, x = q[1] * inv, y = q[2] * inv, z = q[3] * inv;
+    const Lane r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                       2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                       2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+    for (int l = 0; l < nl; ++l) {
+      double* Rl = R + (c0 + l) * mat_stride;
+      if (good(l)) {
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) Rl[i * row_stride + j] = r[3 * i + j](l);
+      } else {
+        double fl[9], rl[9];
+        for (int k = 0; k < 9; ++k) fl[k] = f[k](l);
+        closest_rotation<3>(fl, rl);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) Rl[i * row_stride + j] = rl[3 * i + j];
+      }
+    }
+  }
+}
+
 template <int dim>
 void polar_rotations_unchecked(const double* F, Index count, double* R) {
   constexpr int d2 = dim * dim;
   // An OpenMP region costs about a microsecond even when it runs serially: thread only batches
   // large enough to pay for it.
-  if (count < (dim == 2 ? 8192 : 2048)) {
-    for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
-    return;
-  }
+  if constexpr (dim == 3) {
+    if (count < 2048) {
+      closest_rotations_3x3_strided(F, count, d2, dim, R);
+      return;
+    }
+    const Index blocks = (count + 63) / 64;  // 64 matrices (8 SIMD batches) per task
 #pragma omp parallel for schedule(static)
-  for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
+    for (Index b = 0; b < blocks; ++b)
+      closest_rotations_3x3_strided(F + 64 * d2 * b, std::min<Index>(64, count - 64 * b), d2, dim, R + 64 * d2 * b);
+  } else {
+    if (count < 8192) {
+      for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
+      return;
+    }
+#pragma omp parallel for schedule(static)
+    for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
+  }
 }
 template void polar_rotations_unchecked<2>(const double*, Index, double*);
 template void polar_rotations_unchecked<3>(const double*, Index, double*);

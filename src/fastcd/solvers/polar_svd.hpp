@@ -50,6 +50,13 @@ void polar_rotations_unchecked(const double* F, Index count, double* R);
 /// ill-determined (the two largest eigenvalues of Horn's matrix nearly coincide); callers then
 /// fall back to the SVD.
 bool closest_rotation_3x3(const double* F, double* R);
+
+/// closest_rotation<3> of `count` 3x3 matrices, several at a time in SIMD lanes (the algorithm
+/// of closest_rotation_3x3, SVD fallback per matrix). Matrix c's entry (i, j) is read from
+/// F[c * mat_stride + i * row_stride + j] and its rotation written to the same place in R
+/// (stacked row-major matrices: mat_stride 9, row_stride 3). Results depend only on each
+/// matrix, not on how the batch is split.
+void closest_rotations_3x3_strided(const double* F, Index count, Index mat_stride, Index row_stride, double* R);
 }  // namespace detail
 
 }  // namespace fastcd
