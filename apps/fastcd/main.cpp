@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "bench.hpp"
 #include "interrupt.hpp"
@@ -29,7 +30,12 @@ int main(int argc, char** argv) {
     std::cerr << "fastcd: error: " << e.what() << "\n";
     return 128 + e.signal_number();
   } catch (const std::exception& e) {
-    std::cerr << "fastcd: error: " << e.what() << "\n";
+    // One line, whatever the message holds (a file name with a newline, a multi-line library
+    // message): control characters become '?'.
+    std::string what = e.what();
+    for (char& c : what)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    std::cerr << "fastcd: error: " << what << "\n";
     return 1;
   }
   return 0;

@@ -430,6 +430,26 @@ TEST(MalformedScene, UniformlyNegativeOrientationLoads) {
   fs::remove_all(dir);
 }
 
+// A file name with a newline (fuzz_scene finding) still gives a one-line message.
+TEST(MalformedScene, ControlCharactersInFileNamesStayOnOneLine) {
+  const fs::path dir = fs::temp_directory_path() / "fastcd-malformed-newline";
+  fs::create_directories(dir);
+  {
+    std::ofstream j(dir / "scene.json");
+    j << R"({"mesh_file": "no\nsuch.mesh", "handle_file": "h.tgf", "anim_file": "a.txt"})";
+  }
+  try {
+    io::load_scene((dir / "scene.json").string());
+    ADD_FAILURE() << "loads";
+  } catch (const std::runtime_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("names a missing file"), std::string::npos) << m;
+    EXPECT_NE(m.find("no?such.mesh"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  fs::remove_all(dir);
+}
+
 // The PC2 writer refuses what the reader refuses (samples without points), so every file it
 // writes reads back.
 TEST(MalformedCorpus, Pc2WriterRejectsSamplesWithoutPoints) {

@@ -22,7 +22,7 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' |
 }  // namespace
 
 void fail_file(const char* fn, const std::string& path, const std::string& what) {
-  throw std::runtime_error(std::string(fn) + ": '" + path + "': " + what);
+  throw std::runtime_error(printable(std::string(fn) + ": '" + path + "': " + what));
 }
 
 std::string read_file_bytes(const std::string& path, const char* fn) {
@@ -114,6 +114,12 @@ std::string_view trim(std::string_view s) {
   while (a < b && is_blank(s[a])) ++a;
   while (b > a && is_blank(s[b - 1])) --b;
   return s.substr(a, b - a);
+}
+
+std::string printable(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
 }
 
 std::string quote(std::string_view tok) {

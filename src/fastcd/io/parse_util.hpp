@@ -120,6 +120,10 @@ std::string_view trim(std::string_view s);
 /// Quotes a token for an error message, cut to 40 characters.
 std::string quote(std::string_view tok);
 
+/// `text` with every control character (newline, tab, ...) replaced by '?', so that an error
+/// message naming a strange file stays on one line.
+std::string printable(std::string text);
+
 /// Reads the next token of `tokens` as a finite double, or fails at the reader's line with
 /// "expected <what>, got '<tok>'" / "missing <what>" / "<what> is not finite ('<tok>')".
 double next_finite(Tokens& tokens, const LineReader& r, const char* what);

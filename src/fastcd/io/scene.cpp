@@ -16,6 +16,7 @@
 #include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/anim_io.hpp"
 #include "fastcd/io/mesh_io.hpp"
+#include "fastcd/io/parse_util.hpp"
 #include "fastcd/io/rig_io.hpp"
 
 namespace fastcd::io {
@@ -25,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw std::runtime_error("load_scene: '" + path + "': " + what);
+  throw std::runtime_error(detail::printable("load_scene: '" + path + "': " + what));
 }
 
 double number(const nlohmann::json& j, const char* key, double fallback, const std::string& path) {
@@ -60,8 +61,8 @@ void check_elements(const Scene& s, const std::string& mesh_file, const std::str
   if (m == 0) fail(path, "the mesh '" + mesh_file + "' has no elements");
   Index positive = 0, first_pos = -1, first_neg = -1;
   for (Index e = 0; e < m; ++e) {
-    const double det = detail::edge_matrix<dim>(s.X, s.T, e).determinant();
-    const double h = detail::longest_edge<dim>(s.X, s.T, e);
+    const double det = fastcd::detail::edge_matrix<dim>(s.X, s.T, e).determinant();
+    const double h = fastcd::detail::longest_edge<dim>(s.X, s.T, e);
     if (!(std::abs(det) > 1e-12 * std::pow(h, dim))) {
       std::ostringstream os;
       os << "element " << e << " of '" << mesh_file << "' is degenerate (vertices " << s.T(e, 0);
