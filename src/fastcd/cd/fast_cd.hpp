@@ -43,7 +43,9 @@ struct FastCD {
   // reduced operators (the plain seed form, kept for energies and checks)
   MatrixXd GB, GJ;            ///< c*dim^2 x m, c*dim^2 x #p  (F per cluster, row-major, mu vol weighted)
   MatrixXd BMB, BMJ, BLJ;     ///< m x m, m x #p, m x #p
-  Eigen::LLT<MatrixXd> Hr;    ///< B^T L B + B^T M B / h^2
+  // (Initialised on an empty matrix: a default LLT leaves its status uninitialised, and copying
+  // the system would read it.)
+  Eigen::LLT<MatrixXd> Hr{MatrixXd(0, 0)};  ///< B^T L B + B^T M B / h^2
   // the iteration as run by fast_cd_step
   MatrixXd Zy;                ///< mt x mt Hs_r^{-1} / h^2: Z0 = Y Zy - ... (y = z + h z_dot)
   MatrixXd Z_q, Z_p;          ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)

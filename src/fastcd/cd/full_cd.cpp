@@ -94,7 +94,7 @@ void iterate(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, Eigen::Ref
 /// Y = H^{-1} basis^T and the Schur complement basis Y for the current constraint.
 void factor_constraint(FullCD& sys) {
   sys.Y.resize(sys.state_dim(), 0);
-  sys.schur = Eigen::LLT<MatrixXd>();
+  sys.schur = Eigen::LLT<MatrixXd>(MatrixXd(0, 0));  // (a default LLT has an uninitialised status)
   if (sys.constraint.rank == 0) return;
   const MatrixXd Ct = sys.constraint.basis.transpose();
   sys.Y.resize(Ct.rows(), Ct.cols());

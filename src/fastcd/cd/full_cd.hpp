@@ -31,7 +31,9 @@ struct FullCD {
   VectorXd f_ext;                      ///< Mv g (external force), empty without gravity
   KronCholesky H_factor;               ///< factor of Hs, solving with H on interleaved vectors
   MatrixXd Y;                          ///< H^{-1} basis^T
-  Eigen::LLT<MatrixXd> schur;          ///< basis H^{-1} basis^T
+  // (Initialised on an empty matrix: a default LLT leaves its status uninitialised, and copying
+  // the system before a constraint is set would read it.)
+  Eigen::LLT<MatrixXd> schur{MatrixXd(0, 0)};  ///< basis H^{-1} basis^T
   Index n_rot() const { return op.vol.size(); }
   Index state_dim() const { return op.Mv.rows(); }
 };

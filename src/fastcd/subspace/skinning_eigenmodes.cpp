@@ -53,7 +53,7 @@ class ConstrainedShiftInvert {
   const MatrixXd& A_;
   Eigen::SimplicialLDLT<SparseMatrix> chol_;
   MatrixXd Z_;
-  Eigen::LLT<MatrixXd> schur_;
+  Eigen::LLT<MatrixXd> schur_{MatrixXd(0, 0)};  // (a default LLT has an uninitialised status)
 };
 
 struct EigenPairs {
