@@ -27,7 +27,7 @@ class Progress {
   }
   /// Shows `done` of `total`; throws Interrupted if Ctrl-C / SIGTERM arrived (see interrupt.hpp).
   void update(int done) {
-    check_interrupt(label_ + " " + std::to_string(done) + "/" + std::to_string(total_));
+    if (g_interrupt_signal != 0) check_interrupt(label_ + " " + std::to_string(done) + "/" + std::to_string(total_));
     const int pct = total_ > 0 ? 100 * done / total_ : 100;
     if (tty_) {
       const int width = 30, fill = width * pct / 100;
