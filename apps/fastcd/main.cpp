@@ -3,9 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
-#include <string>
 
 #include "bench.hpp"
+#include "fastcd/io/parse_util.hpp"
 #include "interrupt.hpp"
 #include "run.hpp"
 #include "tutorial.hpp"
@@ -31,11 +31,8 @@ int main(int argc, char** argv) {
     return 128 + e.signal_number();
   } catch (const std::exception& e) {
     // One line, whatever the message holds (a file name with a newline, a multi-line library
-    // message): control characters become '?'.
-    std::string what = e.what();
-    for (char& c : what)
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-    std::cerr << "fastcd: error: " << what << "\n";
+    // message): control characters become '?', as the readers' own messages do.
+    std::cerr << "fastcd: error: " << fastcd::io::detail::printable(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -1,6 +1,6 @@
 #pragma once
 // Progress reporting for long CLI work: a bar on a terminal, a few lines in a log. Progress and
-// every other informational line go to stdout, so that on failure stdout holds exactly the
+// every other informational line go to stdout, so that on failure stderr holds exactly the
 // one "fastcd: error: ..." line (plus any warnings about the input).
 #include <unistd.h>
 

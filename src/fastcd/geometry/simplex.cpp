@@ -13,7 +13,7 @@ Eigen::Matrix<double, dim + 1, dim> shape_gradients(const Eigen::Ref<const Matri
   const Eigen::Matrix<double, dim, dim> Dm = edge_matrix<dim>(X, T, e);
   const double det = Dm.determinant();
   const double h = longest_edge<dim>(X, T, e);
-  if (!(std::abs(det) > 1e-12 * std::pow(h, dim)))
+  if (is_degenerate<dim>(det, h))
     throw std::invalid_argument(concat(where, ": element ", e, " is degenerate (rest ",
                                        dim == 2 ? "area " : "volume ",
                                        det / (dim == 2 ? 2.0 : 6.0), ", longest edge ", h,

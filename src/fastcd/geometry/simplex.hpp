@@ -1,6 +1,7 @@
 #pragma once
 // Per-element (fixed-size) kernels shared by the assembled operators. Internal header.
 #include <Eigen/Dense>
+#include <cmath>
 
 #include "fastcd/common/types.hpp"
 
@@ -24,6 +25,13 @@ double longest_edge(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const 
   for (int a = 0; a <= dim; ++a)
     for (int b = a + 1; b <= dim; ++b) h = std::max(h, (X.row(T(e, a)) - X.row(T(e, b))).norm());
   return h;
+}
+
+/// Whether a simplex with rest edge-matrix determinant `det` and longest edge `h` is
+/// degenerate: |det| <= 1e-12 h^dim (scale-relative; also true for zero-size elements and NaN).
+template <int dim>
+bool is_degenerate(double det, double h) {
+  return !(std::abs(det) > 1e-12 * std::pow(h, dim));
 }
 
 /// Shape-function gradients of a linear simplex: row a holds grad(phi_a) (a = 0..dim).

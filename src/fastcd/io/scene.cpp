@@ -1,7 +1,7 @@
 #include "fastcd/io/scene.hpp"
 
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -51,10 +51,10 @@ std::string file_key(const nlohmann::json& j, std::initializer_list<const char*>
   return {};
 }
 
-/// Rejects degenerate rest elements (|det D_m| <= 1e-12 longest_edge^dim, the test the
-/// operators apply) and inverted ones: elements whose orientation is opposite to the mesh's
-/// majority, i.e. folded or tangled rest elements (or inconsistently ordered vertices). A mesh
-/// oriented negatively throughout is a convention and loads.
+/// Rejects degenerate rest elements (detail::is_degenerate, the test the operators apply) and
+/// inverted ones: elements whose orientation is opposite to the mesh's majority, i.e. folded or
+/// tangled rest elements (or inconsistently ordered vertices). A mesh oriented negatively
+/// throughout is a convention and loads.
 template <int dim>
 void check_elements(const Scene& s, const std::string& mesh_file, const std::string& path) {
   const Index m = s.T.rows();
@@ -63,7 +63,7 @@ void check_elements(const Scene& s, const std::string& mesh_file, const std::str
   for (Index e = 0; e < m; ++e) {
     const double det = fastcd::detail::edge_matrix<dim>(s.X, s.T, e).determinant();
     const double h = fastcd::detail::longest_edge<dim>(s.X, s.T, e);
-    if (!(std::abs(det) > 1e-12 * std::pow(h, dim))) {
+    if (fastcd::detail::is_degenerate<dim>(det, h)) {
       std::ostringstream os;
       os << "element " << e << " of '" << mesh_file << "' is degenerate (vertices " << s.T(e, 0);
       for (int a = 1; a <= dim; ++a) os << ", " << s.T(e, a);
@@ -113,8 +113,7 @@ void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& p
   }
   s.dim = s.X.cols();
   if (s.dim == 3 && s.T.cols() != 4) fail(path, "the 3D mesh has no tetrahedra");
-  if (s.dim == 2) check_elements<2>(s, mesh_file, path);
-  else check_elements<3>(s, mesh_file, path);
+  fastcd::detail::dispatch_dim(s.dim, "load_scene", [&]<int d>() { check_elements<d>(s, mesh_file, path); });
   s.surface = s.dim == 3 ? boundary_facets(s.T).F : s.T;
 }
 
