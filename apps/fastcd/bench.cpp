@@ -61,6 +61,11 @@ double peak_rss_mib() {
 
 double mib(const MatrixXd& A) { return 8.0 * static_cast<double>(A.size()) / (1024.0 * 1024.0); }
 double mib(const SparseMatrix& A) { return 12.0 * static_cast<double>(A.nonZeros()) / (1024.0 * 1024.0); }
+double mib(const ArapElements& a) {
+  const auto bytes = 4.0 * static_cast<double>(a.vertices.size() + a.incidence_ptr.size() + a.incidence_elem.size()) +
+                     8.0 * static_cast<double>(a.grads.size() + a.incidence_wg.size());
+  return bytes / (1024.0 * 1024.0);
+}
 
 /// Memory the precomputed fast system keeps (MiB), and how much of it a step touches.
 std::pair<double, double> fast_memory(const FastCD& f) {
@@ -72,7 +77,7 @@ std::pair<double, double> fast_memory(const FastCD& f) {
 }
 
 double full_memory(const FullCD& f) {
-  return mib(f.J) + mib(f.op.G) + mib(f.op.L) + mib(f.op.Mv) + mib(f.Hs) + mib(f.GtAMue) + mib(f.Y) +
+  return mib(f.J) + mib(f.op.G) + mib(f.op.L) + mib(f.op.Mv) + mib(f.Hs) + mib(f.arap) + mib(f.Y) +
          mib(f.constraint.C) + 2.0 * mib(f.Hs);  // + the factor (about the size of Hs's fill; a lower bound)
 }
 

@@ -28,6 +28,7 @@
 #include "fastcd/solvers/block_coord.hpp"
 #include "fastcd/solvers/polar_svd.hpp"
 #include "fastcd/solvers/kron_cholesky.hpp"
+#include "fastcd/solvers/arap_elements.hpp"
 #include "fastcd/subspace/lbs_weight_space_constraint.hpp"
 #include "fastcd/subspace/orthonormalize.hpp"
 #include "fastcd/subspace/project_into_subspace.hpp"

@@ -74,12 +74,11 @@ void iterate(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, Eigen::Ref
   for (int it = 0; it < iters; ++it) {
     // local: closest rotation per element
     ws.x = ws.Jp + u;
-    ws.F.noalias() = sys.op.G * ws.x;
+    arap_deformation(sys.arap, ws.x.data(), ws.F.data());
     sys.dim == 2 ? detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data())
                  : detail::polar_rotations_unchecked<3>(ws.F.data(), nf / 9, ws.R.data());
     // global: constrained solve u = H^{-1} b - Y S^{-1} Cb H^{-1} b
-    ws.b = ws.b0;
-    ws.b.noalias() += sys.GtAMue * ws.R;
+    arap_elastic_rhs(sys.arap, ws.R.data(), ws.b0.data(), ws.b.data());
     ws.u_prev = u;
     sys.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
     if (sys.constraint.rank > 0) {
@@ -122,7 +121,7 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.constraint = complementarity_constraint(J, sys.op.Mv, sys.D, sys.dim, options.constraint_rtol);
   sys.Hs = SparseMatrix(dirichlet_laplacian(X, T, sys.op.mu) + massmatrix(X, T, options.rho) / (options.h * options.h));
   sys.H_factor.compute(sys.Hs, sys.dim, options.backend);
-  sys.GtAMue = SparseMatrix(sys.op.G.transpose() * sys.op.AMue);
+  sys.arap = arap_elements(X, T, sys.op.mu_vol);
   if (options.gravity.size() > 0) {
     FASTCD_CHECK(options.gravity.size() == sys.dim, "gravity needs ", sys.dim, " entries, got ", options.gravity.size());
     sys.f_ext = sys.op.Mv * options.gravity.replicate(X.rows(), 1);

@@ -7,6 +7,7 @@
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
+#include "fastcd/solvers/arap_elements.hpp"
 #include "fastcd/solvers/kron_cholesky.hpp"
 
 namespace fastcd {
@@ -27,7 +28,7 @@ struct FullCD {
   VectorXd D;                          ///< #V leak field
   ComplementarityConstraint constraint;
   SparseMatrix Hs;                     ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
-  SparseMatrix GtAMue;                 ///< G^T AMue (the elastic right-hand side operator)
+  ArapElements arap;                   ///< per-element G and G^T AMue (the local step's operators)
   VectorXd f_ext;                      ///< Mv g (external force), empty without gravity
   KronCholesky H_factor;               ///< factor of Hs, solving with H on interleaved vectors
   MatrixXd Y;                          ///< H^{-1} basis^T

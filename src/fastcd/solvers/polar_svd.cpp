@@ -273,6 +273,24 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
   }
 }
 
+/// closest_rotation<2> of `count` consecutive row-major 2x2 matrices, written without branches
+/// so the compiler runs several in SIMD lanes (same arithmetic, same results).
+void closest_rotations_2x2(const double* __restrict F, Index count, double* __restrict R) {
+  for (Index e = 0; e < count; ++e) {
+    const double* f = F + 4 * e;
+    const double x = f[0] + f[3], y = f[2] - f[1];
+    const double r2 = x * x + y * y;
+    const bool ok = r2 > 0;
+    const double inv = 1.0 / std::sqrt(ok ? r2 : 1.0);
+    const double c = ok ? x * inv : 1.0, s = ok ? y * inv : 0.0;
+    double* o = R + 4 * e;
+    o[0] = c;
+    o[1] = -s;
+    o[2] = s;
+    o[3] = c;
+  }
+}
+
 template <int dim>
 void polar_rotations_unchecked(const double* F, Index count, double* R) {
   constexpr int d2 = dim * dim;
@@ -289,11 +307,13 @@ void polar_rotations_unchecked(const double* F, Index count, double* R) {
       closest_rotations_3x3_strided(F + 64 * d2 * b, std::min<Index>(64, count - 64 * b), d2, dim, R + 64 * d2 * b);
   } else {
     if (count < 8192) {
-      for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
+      closest_rotations_2x2(F, count, R);
       return;
     }
+    const Index blocks = (count + 255) / 256;
 #pragma omp parallel for schedule(static)
-    for (Index e = 0; e < count; ++e) closest_rotation<dim>(F + d2 * e, R + d2 * e);
+    for (Index b = 0; b < blocks; ++b)
+      closest_rotations_2x2(F + 256 * d2 * b, std::min<Index>(256, count - 256 * b), R + 256 * d2 * b);
   }
 }
 template void polar_rotations_unchecked<2>(const double*, Index, double*);

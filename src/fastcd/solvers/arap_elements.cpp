@@ -1,0 +1,123 @@
+#include "fastcd/solvers/arap_elements.hpp"
+
+#include <algorithm>
+
+#include "fastcd/common/check.hpp"
+#include "fastcd/geometry/simplex.hpp"
+
+namespace fastcd {
+
+namespace {
+
+// An OpenMP region costs about a microsecond even when it runs serially: only thread loops
+// long enough to pay for it.
+constexpr Index kParallelElements = 4096;
+
+/// F of elements [e0, e1).
+template <int dim>
+void deformation(const ArapElements& el, const double* __restrict x, double* __restrict F, Index e0, Index e1) {
+  constexpr int nv = dim + 1, d2 = dim * dim;
+  const int* __restrict vert = el.vertices.data();
+  const double* __restrict grads = el.grads.data();
+  for (Index e = e0; e < e1; ++e) {
+    double f[d2] = {};
+    for (int a = 0; a < nv; ++a) {
+      const double* xa = x + static_cast<Index>(vert[e * nv + a]) * dim;
+      const double* g = grads + (e * nv + a) * dim;
+      for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) f[r * dim + c] += xa[r] * g[c];
+    }
+    for (int k = 0; k < d2; ++k) F[e * d2 + k] = f[k];
+  }
+}
+
+/// b = b0 + G^T AMue R for vertices [v0, v1).
+template <int dim>
+void elastic_rhs(const ArapElements& el, const double* __restrict R, const double* b0, double* b, Index v0,
+                 Index v1) {
+  constexpr int d2 = dim * dim;
+  const int* __restrict ptr = el.incidence_ptr.data();
+  const int* __restrict elem = el.incidence_elem.data();
+  const double* __restrict wg = el.incidence_wg.data();
+  for (Index v = v0; v < v1; ++v) {
+    double acc[dim];
+    for (int r = 0; r < dim; ++r) acc[r] = b0[v * dim + r];
+    for (int p = ptr[v]; p < ptr[v + 1]; ++p) {
+      const double* Re = R + static_cast<Index>(elem[p]) * d2;
+      const double* g = wg + static_cast<Index>(p) * dim;
+      for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) acc[r] += Re[r * dim + c] * g[c];
+    }
+    for (int r = 0; r < dim; ++r) b[v * dim + r] = acc[r];
+  }
+}
+
+/// Runs f(begin, end) over [0, n) in chunks: on this thread when `parallel` is false, else
+/// statically split over the OpenMP threads (each index is handled exactly as serially).
+template <class Fn>
+void for_chunks(Index n, bool parallel, Fn&& f) {
+  if (!parallel) {
+    f(Index{0}, n);
+    return;
+  }
+  constexpr Index chunk = 256;
+  const Index chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static)
+  for (Index k = 0; k < chunks; ++k) f(k * chunk, std::min(n, (k + 1) * chunk));
+}
+
+}  // namespace
+
+ArapElements arap_elements(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                           const Eigen::Ref<const VectorXd>& mu_vol) {
+  check_mesh(X, T, "arap_elements");
+  FASTCD_CHECK(mu_vol.size() == T.rows(), "arap_elements: mu_vol has ", mu_vol.size(), " entries, the mesh has ",
+               T.rows(), " elements");
+  FASTCD_CHECK(mu_vol.allFinite(), "arap_elements: mu_vol has non-finite entries");
+  return detail::dispatch_dim(X.cols(), "arap_elements", [&]<int dim>() {
+    constexpr int nv = dim + 1;
+    ArapElements el;
+    el.dim = dim;
+    el.num_vertices = X.rows();
+    el.num_elements = T.rows();
+    const auto ne = static_cast<std::size_t>(T.rows());
+    el.vertices.resize(ne * nv);
+    el.grads.resize(ne * nv * dim);
+    el.incidence_ptr.assign(static_cast<std::size_t>(X.rows()) + 1, 0);
+    for (Index e = 0; e < T.rows(); ++e) {
+      const auto g = detail::shape_gradients<dim>(X, T, e, "arap_elements");
+      for (int a = 0; a < nv; ++a) {
+        el.vertices[e * nv + a] = T(e, a);
+        ++el.incidence_ptr[static_cast<std::size_t>(T(e, a)) + 1];
+        for (int c = 0; c < dim; ++c) el.grads[(e * nv + a) * dim + c] = g(a, c);
+      }
+    }
+    for (std::size_t v = 0; v < static_cast<std::size_t>(X.rows()); ++v)
+      el.incidence_ptr[v + 1] += el.incidence_ptr[v];
+    const auto ninc = static_cast<std::size_t>(el.incidence_ptr.back());
+    el.incidence_elem.resize(ninc);
+    el.incidence_wg.resize(ninc * dim);
+    std::vector<int> fill(el.incidence_ptr.begin(), el.incidence_ptr.end() - 1);
+    for (Index e = 0; e < T.rows(); ++e)  // ascending elements per vertex: a fixed summation order
+      for (int a = 0; a < nv; ++a) {
+        const auto p = static_cast<std::size_t>(fill[static_cast<std::size_t>(T(e, a))]++);
+        el.incidence_elem[p] = static_cast<int>(e);
+        for (int c = 0; c < dim; ++c) el.incidence_wg[p * dim + c] = mu_vol(e) * el.grads[(e * nv + a) * dim + c];
+      }
+    return el;
+  });
+}
+
+void arap_deformation(const ArapElements& el, const double* x, double* F) {
+  for_chunks(el.num_elements, el.num_elements >= kParallelElements, [&](Index e0, Index e1) {
+    el.dim == 2 ? deformation<2>(el, x, F, e0, e1) : deformation<3>(el, x, F, e0, e1);
+  });
+}
+
+void arap_elastic_rhs(const ArapElements& el, const double* R, const double* b0, double* b) {
+  for_chunks(el.num_vertices, el.num_elements >= kParallelElements, [&](Index v0, Index v1) {
+    el.dim == 2 ? elastic_rhs<2>(el, R, b0, b, v0, v1) : elastic_rhs<3>(el, R, b0, b, v0, v1);
+  });
+}
+
+}  // namespace fastcd
