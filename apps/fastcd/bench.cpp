@@ -78,7 +78,11 @@ std::pair<double, double> fast_memory(const FastCD& f) {
 
 double full_memory(const FullCD& f) {
   return mib(f.J) + mib(f.op.G) + mib(f.op.L) + mib(f.op.Mv) + mib(f.Hs) + mib(f.arap) + mib(f.Y) +
-         mib(f.constraint.C) + 2.0 * mib(f.Hs);  // + the factor (about the size of Hs's fill; a lower bound)
+         mib(f.constraint.C) +
+         // the factor: simplicial keeps L by columns and by rows (2 x 12 bytes an entry), CHOLMOD
+         // its supernodes (about 12)
+         (f.H_factor.backend() == CholeskyBackend::Cholmod ? 12.0 : 24.0) *
+             static_cast<double>(f.H_factor.factor_entries()) / (1024.0 * 1024.0);
 }
 
 template <class Advance>

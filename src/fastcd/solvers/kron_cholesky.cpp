@@ -2,6 +2,7 @@
 
 #include <Eigen/CholmodSupport>
 #include <Eigen/SparseCholesky>
+#include <limits>
 
 #include "fastcd/common/check.hpp"
 
@@ -11,8 +12,13 @@ struct KronCholesky::Impl {
   // Simplicial: P As P^T = L D L^T, L unit lower (strict part stored column-wise).
   std::vector<int> Lp, Li;
   std::vector<double> Lx, Dinv;
+  // The same strict part row-wise (CSR), so the forward solve is a dot product per row (loads
+  // only) instead of column updates (a read-modify-write per entry).
+  std::vector<int> Rp, Ri;
+  std::vector<double> Rx;
   std::vector<int> perm;  ///< y[perm[i]] = b[i]
   Eigen::CholmodSupernodalLLT<SparseMatrix> cholmod;
+  Index cholmod_entries = 0;  ///< nonzeros of CHOLMOD's L (its analysis statistic lnz)
 };
 
 KronCholesky::KronCholesky() : impl_(std::make_unique<Impl>()) {}
@@ -23,23 +29,26 @@ KronCholesky& KronCholesky::operator=(KronCholesky&&) noexcept = default;
 void KronCholesky::compute(const SparseMatrix& As, Index d, CholeskyBackend backend) {
   FASTCD_CHECK(As.rows() == As.cols(), "matrix must be square, got ", shape_of(As));
   FASTCD_CHECK(d >= 1, "d must be >= 1, got ", d);
+  FASTCD_CHECK(As.rows() < std::numeric_limits<int>::max(), "matrix too large: ", shape_of(As));
   n_ = As.rows();
   d_ = d;
   used_ = backend;
   if (backend == CholeskyBackend::Auto) used_ = (d == 3 && n_ > 3000) ? CholeskyBackend::Cholmod : CholeskyBackend::Eigen;
+  impl_ = std::make_unique<Impl>();  // (a refactorisation starts clean)
   Impl& m = *impl_;
   if (used_ == CholeskyBackend::Cholmod) {
+    m.cholmod.cholmod().print = 0;  // the library never prints (CHOLMOD warns on stderr otherwise)
     m.cholmod.compute(As);
     FASTCD_ENSURE(m.cholmod.info() == Eigen::Success, "CHOLMOD: the ", shape_of(As), " matrix is not positive definite");
+    m.cholmod_entries = static_cast<Index>(m.cholmod.cholmod().lnz);
     return;
   }
+  const auto n = static_cast<std::size_t>(n_);
   Eigen::SimplicialLDLT<SparseMatrix> ldlt(As);
   FASTCD_ENSURE(ldlt.info() == Eigen::Success && ldlt.vectorD().minCoeff() > 0, "the ", shape_of(As),
                 " matrix is not positive definite");
   const SparseMatrix L = ldlt.matrixL();  // unit lower triangular
-  m.Lp.assign(static_cast<std::size_t>(n_) + 1, 0);
-  m.Li.clear();
-  m.Lx.clear();
+  m.Lp.assign(n + 1, 0);
   for (Index j = 0; j < n_; ++j) {
     for (SparseMatrix::InnerIterator it(L, j); it; ++it)
       if (it.row() > j) {
@@ -48,41 +57,61 @@ void KronCholesky::compute(const SparseMatrix& As, Index d, CholeskyBackend back
       }
     m.Lp[static_cast<std::size_t>(j) + 1] = static_cast<int>(m.Li.size());
   }
-  m.Dinv.resize(static_cast<std::size_t>(n_));
-  for (Index j = 0; j < n_; ++j) m.Dinv[static_cast<std::size_t>(j)] = 1.0 / ldlt.vectorD()(j);
-  m.perm.resize(static_cast<std::size_t>(n_));
-  for (Index i = 0; i < n_; ++i) m.perm[static_cast<std::size_t>(i)] = ldlt.permutationP().indices()(i);
+  m.Rp.assign(n + 1, 0);
+  for (int i : m.Li) ++m.Rp[static_cast<std::size_t>(i) + 1];
+  for (std::size_t i = 0; i < n; ++i) m.Rp[i + 1] += m.Rp[i];
+  m.Ri.resize(m.Li.size());
+  m.Rx.resize(m.Li.size());
+  std::vector<int> fill(m.Rp.begin(), m.Rp.end() - 1);
+  for (std::size_t j = 0; j < n; ++j)  // ascending columns within each row
+    for (int p = m.Lp[j]; p < m.Lp[j + 1]; ++p) {
+      const auto q = static_cast<std::size_t>(fill[static_cast<std::size_t>(m.Li[static_cast<std::size_t>(p)])]++);
+      m.Ri[q] = static_cast<int>(j);
+      m.Rx[q] = m.Lx[static_cast<std::size_t>(p)];
+    }
+  m.Dinv.resize(n);
+  for (std::size_t j = 0; j < n; ++j) m.Dinv[j] = 1.0 / ldlt.vectorD()(static_cast<Index>(j));
+  m.perm.resize(n);
+  for (std::size_t i = 0; i < n; ++i) m.perm[i] = ldlt.permutationP().indices()(static_cast<Index>(i));
 }
 
 namespace {
 template <int D>
-void ldlt_solve(const KronCholesky& /*tag*/, Index n, const std::vector<int>& Lp, const std::vector<int>& Li,
-                const std::vector<double>& Lx, const std::vector<double>& Dinv, const std::vector<int>& perm,
-                double* y, const double* b, double* x) {
+void ldlt_solve(const KronCholesky::Impl& m, Index n, double* __restrict y, const double* __restrict b,
+                double* __restrict x) {
+  const int* __restrict perm = m.perm.data();
+  const int* __restrict Rp = m.Rp.data();
+  const int* __restrict Ri = m.Ri.data();
+  const double* __restrict Rx = m.Rx.data();
+  const int* __restrict Lp = m.Lp.data();
+  const int* __restrict Li = m.Li.data();
+  const double* __restrict Lx = m.Lx.data();
+  const double* __restrict Dinv = m.Dinv.data();
   for (Index i = 0; i < n; ++i)
     for (int c = 0; c < D; ++c) y[perm[i] * D + c] = b[i * D + c];
-  for (Index j = 0; j < n; ++j) {  // L y = y
-    const double* yj = y + j * D;
-    for (int p = Lp[j]; p < Lp[j + 1]; ++p) {
-      double* yi = y + Li[p] * D;
-      for (int c = 0; c < D; ++c) yi[c] -= Lx[p] * yj[c];
-    }
-  }
-  for (Index j = 0; j < n; ++j)
-    for (int c = 0; c < D; ++c) y[j * D + c] *= Dinv[j];
-  for (Index j = n - 1; j >= 0; --j) {  // L^T y = y
+  for (Index i = 0; i < n; ++i) {  // L y = y by rows: y_i -= sum_k L_ik y_k
     double acc[D];
-    for (int c = 0; c < D; ++c) acc[c] = y[j * D + c];
-    for (int p = Lp[j]; p < Lp[j + 1]; ++p) {
-      const double* yi = y + Li[p] * D;
-      for (int c = 0; c < D; ++c) acc[c] -= Lx[p] * yi[c];
-    }
+    for (int c = 0; c < D; ++c) acc[c] = y[i * D + c];
+    for (int p = Rp[i]; p < Rp[i + 1]; ++p)
+      for (int c = 0; c < D; ++c) acc[c] -= Rx[p] * y[Ri[p] * D + c];
+    for (int c = 0; c < D; ++c) y[i * D + c] = acc[c];
+  }
+  for (Index j = n - 1; j >= 0; --j) {  // y /= D, and L^T y = y by columns of L (rows of L^T)
+    double acc[D];
+    for (int c = 0; c < D; ++c) acc[c] = y[j * D + c] * Dinv[j];
+    for (int p = Lp[j]; p < Lp[j + 1]; ++p)
+      for (int c = 0; c < D; ++c) acc[c] -= Lx[p] * y[Li[p] * D + c];
     for (int c = 0; c < D; ++c) y[j * D + c] = acc[c];
   }
   for (Index i = 0; i < n; ++i)
     for (int c = 0; c < D; ++c) x[i * D + c] = y[perm[i] * D + c];
 }
 }  // namespace
+
+Index KronCholesky::factor_entries() const {
+  const Impl& m = *impl_;
+  return used_ == CholeskyBackend::Cholmod ? m.cholmod_entries : static_cast<Index>(m.Lx.size()) + n_;
+}
 
 void KronCholesky::solve(const double* b, double* x, double* scratch) const {
   const Impl& m = *impl_;
@@ -94,9 +123,9 @@ void KronCholesky::solve(const double* b, double* x, double* scratch) const {
     return;
   }
   switch (d_) {
-    case 1: ldlt_solve<1>(*this, n_, m.Lp, m.Li, m.Lx, m.Dinv, m.perm, scratch, b, x); break;
-    case 2: ldlt_solve<2>(*this, n_, m.Lp, m.Li, m.Lx, m.Dinv, m.perm, scratch, b, x); break;
-    case 3: ldlt_solve<3>(*this, n_, m.Lp, m.Li, m.Lx, m.Dinv, m.perm, scratch, b, x); break;
+    case 1: ldlt_solve<1>(m, n_, scratch, b, x); break;
+    case 2: ldlt_solve<2>(m, n_, scratch, b, x); break;
+    case 3: ldlt_solve<3>(m, n_, scratch, b, x); break;
     default: FASTCD_CHECK(false, "only d in {1, 2, 3} is supported, got ", d_);
   }
 }

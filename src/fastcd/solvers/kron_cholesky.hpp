@@ -34,10 +34,13 @@ class KronCholesky {
   /// concurrent solves with separate scratch buffers are safe.
   void solve(const double* b, double* x, double* scratch) const;
   Index size() const { return n_ * d_; }
+  /// Entries stored for the factor of As (strict lower part plus diagonal; CHOLMOD: its L).
+  Index factor_entries() const;
   CholeskyBackend backend() const { return used_; }
 
+  struct Impl;  ///< the factor (opaque; defined in kron_cholesky.cpp)
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
   Index n_ = 0, d_ = 1;
   CholeskyBackend used_ = CholeskyBackend::Eigen;

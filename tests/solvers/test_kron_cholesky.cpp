@@ -1,0 +1,63 @@
+#include <Eigen/SparseCholesky>
+
+#include "test_util.hpp"
+
+namespace fastcd {
+namespace {
+
+// The scalar system of a mesh: Dirichlet Laplacian + mass / h^2 (the full-order H's block).
+SparseMatrix scalar_system(const Mesh& m) {
+  return SparseMatrix(dirichlet_laplacian(m.X, m.T) + massmatrix(m.X, m.T, 1e3) * 900.0);
+}
+
+// x = kron(As, I_d)^{-1} b on interleaved vectors, for every backend and d in {1, 2, 3}.
+TEST(KronCholesky, SolvesKroneckerSystemsWithEveryBackend) {
+  for (int dim : {2, 3}) {
+    const Mesh m = test::mesh_for(dim);
+    const SparseMatrix As = scalar_system(m);
+    for (CholeskyBackend be : {CholeskyBackend::Auto, CholeskyBackend::Eigen, CholeskyBackend::Cholmod})
+      for (Index d = 1; d <= 3; ++d) {
+        KronCholesky k;
+        k.compute(As, d, be);
+        ASSERT_EQ(k.size(), As.rows() * d);
+        EXPECT_GE(k.factor_entries(), As.rows());
+        const SparseMatrix A = kron_identity(As, d);
+        const VectorXd b = VectorXd::Random(k.size());
+        VectorXd x(k.size()), scratch(k.size());
+        k.solve(b.data(), x.data(), scratch.data());
+        EXPECT_LT((A * x - b).norm(), 1e-12 * b.norm()) << "dim " << dim << " d " << d;
+      }
+  }
+}
+
+// The simplicial factor reproduces Eigen's SimplicialLDLT solution to rounding.
+TEST(KronCholesky, SimplicialMatchesEigen) {
+  const Mesh m = test::mesh2d();
+  const SparseMatrix As = scalar_system(m);
+  KronCholesky k;
+  k.compute(As, 2, CholeskyBackend::Eigen);
+  EXPECT_EQ(k.backend(), CholeskyBackend::Eigen);
+  const MatrixXd B = MatrixXd::Random(As.rows(), 2);
+  const MatrixXd X_ref = Eigen::SimplicialLDLT<SparseMatrix>(As).solve(B);
+  const MatrixXd Bt = B.transpose();  // interleaved: column-major 2 x n
+  MatrixXd Xt(2, As.rows()), scratch(2, As.rows());
+  k.solve(Bt.data(), Xt.data(), scratch.data());
+  EXPECT_LT((Xt.transpose() - X_ref).norm(), 1e-13 * X_ref.norm());
+}
+
+TEST(KronCholesky, RejectsIndefiniteAndBadShapes) {
+  const Mesh m = test::mesh2d();
+  const SparseMatrix L = dirichlet_laplacian(m.X, m.T);  // singular (constants in its null space)
+  const SparseMatrix neg = -scalar_system(m);
+  for (CholeskyBackend be : {CholeskyBackend::Eigen, CholeskyBackend::Cholmod}) {
+    KronCholesky k;
+    test::expect_throw_with<std::runtime_error>([&] { k.compute(neg, 2, be); }, "not positive definite");
+  }
+  KronCholesky k;
+  EXPECT_THROW(k.compute(L, 2, CholeskyBackend::Eigen), std::runtime_error);
+  test::expect_throw_with<std::invalid_argument>([&] { k.compute(SparseMatrix(3, 4), 2); }, "square");
+  test::expect_throw_with<std::invalid_argument>([&] { k.compute(scalar_system(m), 0); }, "d must be >= 1");
+}
+
+}  // namespace
+}  // namespace fastcd
