@@ -218,6 +218,12 @@ def test_kmeans2_matches_scipy():
     np.testing.assert_allclose(c, c_ref, rtol=1e-13, atol=1e-13)
     labels, cent = fastcd.spectral_clustering(data, 5)
     np.testing.assert_array_equal(labels, l_ref)
+    # The size the fast precompute clusters (many points, weight-space dimension, many centres).
+    data = rng.normal(0, 1, (3000, 16)) * np.linspace(0.2, 2.0, 16)
+    c_ref, l_ref = scipy_kmeans2(data, 60, seed=0, minit="++")
+    c, l = fastcd.kmeans2(data, 60, seed=0)
+    np.testing.assert_array_equal(l, l_ref)
+    np.testing.assert_allclose(c, c_ref, rtol=1e-12, atol=1e-12)
 
 
 def test_block_coord():

@@ -67,6 +67,21 @@ double sqdist(const Eigen::Ref<const MatrixXd>& A, Index i, const Eigen::Ref<con
   return s;
 }
 
+/// out(j) = ||data.row(j) - centre||^2 for every row j, each sum taken over the columns in order
+/// (as scipy's per-pair loop does), computed column by column so the loop over rows vectorises.
+void sqdist_to(const Eigen::Ref<const MatrixXd>& data, const double* centre, Index centre_stride, double* out) {
+  const Index N = data.rows();
+  for (Index j = 0; j < N; ++j) out[j] = 0.0;
+  for (Index c = 0; c < data.cols(); ++c) {
+    const double* col = data.col(c).data();
+    const double x = centre[c * centre_stride];
+    for (Index j = 0; j < N; ++j) {
+      const double d = col[j] - x;
+      out[j] += d * d;
+    }
+  }
+}
+
 }  // namespace
 
 KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter, std::uint32_t seed) {
@@ -80,13 +95,12 @@ KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter, st
   LegacyRandomState rng(seed);
   MatrixXd C(k, p);
   C.row(0) = data.row(rng.randint(N));
-  VectorXd D2(N), cum(N);
+  // D2(j) = min over the centres so far of the squared distance: updated with each new
+  // centre (the same minimum as recomputing it over all of them).
+  VectorXd D2 = VectorXd::Constant(N, std::numeric_limits<double>::infinity()), cum(N), dist(N);
   for (int i = 1; i < k; ++i) {
-    for (Index j = 0; j < N; ++j) {
-      double best = std::numeric_limits<double>::infinity();
-      for (int c = 0; c < i; ++c) best = std::min(best, sqdist(C, c, data, j));
-      D2(j) = best;
-    }
+    sqdist_to(data, C.row(i - 1).data(), k, dist.data());
+    D2 = D2.cwiseMin(dist);
     const double total = numpy_pairwise_sum(D2.data(), N);
     double acc = 0.0;
     for (Index j = 0; j < N; ++j) cum(j) = (acc += D2(j) / total);
@@ -95,23 +109,22 @@ KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter, st
     C.row(i) = data.row(std::min(pick, N - 1));
   }
 
-  // Lloyd iterations.
+  // Lloyd iterations: each point goes to the first centroid at the smallest distance.
   KMeansResult out;
   out.labels.resize(N);
   VectorXi count(k);
   MatrixXd sums(k, p);
+  VectorXd best(N);
   for (int it = 0; it < iter; ++it) {
-    for (Index j = 0; j < N; ++j) {
-      double best = std::numeric_limits<double>::infinity();
-      int arg = 0;
-      for (int c = 0; c < k; ++c) {
-        const double d = sqdist(data, j, C, c);
-        if (d < best) {
-          best = d;
-          arg = c;
+    best.setConstant(std::numeric_limits<double>::infinity());
+    out.labels.setZero();
+    for (int c = 0; c < k; ++c) {
+      sqdist_to(data, C.row(c).data(), k, dist.data());
+      for (Index j = 0; j < N; ++j)
+        if (dist(j) < best(j)) {
+          best(j) = dist(j);
+          out.labels(j) = c;
         }
-      }
-      out.labels(j) = arg;
     }
     count.setZero();
     sums.setZero();
