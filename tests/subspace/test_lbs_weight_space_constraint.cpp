@@ -49,5 +49,22 @@ TEST(WeightSpaceConstraint, RedundantRowsDoNotChangeTheRank) {
   test::expect_throw_with<std::invalid_argument>([&] { lbs_weight_space_constraint(m.X, m.T, MatrixXd(MatrixXd::Zero(3, 5))); }, "columns");
 }
 
+// Tall and wide inputs (the QR-then-SVD path and the direct SVD) give an orthonormal basis of
+// the row space with the numerical rank, ignoring directions below rtol.
+TEST(WeightSpaceConstraint, RowSpaceBasisOfTallAndWideMatrices) {
+  for (Index nv : {30, 400}) {  // A is 60 x nv: Bm = A^T is wide for 30, tall for 400
+    const MatrixXd L = MatrixXd::Random(60, 7), Rm = MatrixXd::Random(7, nv);
+    MatrixXd A = L * Rm;                                   // rank 7
+    A += 1e-14 * MatrixXd::Random(60, nv);                 // noise below rtol
+    const VectorXd m = VectorXd::LinSpaced(nv, 0.5, 2.0);  // M-weighted
+    const MatrixXd Q = row_space_basis(A, m, 1e-9);
+    ASSERT_EQ(Q.rows(), 7) << nv;
+    EXPECT_LT(test::max_abs(Q * Q.transpose() - MatrixXd::Identity(7, 7)), 1e-12) << nv;
+    // Every row of A lies in span(Q), and Q lies in span(A^T).
+    EXPECT_LT(test::max_abs(A - A * Q.transpose() * Q), 1e-10 * test::max_abs(A)) << nv;
+    EXPECT_LT(test::max_abs(Rm - Rm * Q.transpose() * Q), 1e-10 * test::max_abs(Rm)) << nv;
+  }
+}
+
 }  // namespace
 }  // namespace fastcd

@@ -17,12 +17,31 @@ MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<c
   if (A.rows() == 0 || A.norm() == 0.0) return MatrixXd(0, A.cols());
   const VectorXd sq = m.cwiseSqrt();
   const MatrixXd Bm = sq.asDiagonal() * A.transpose();  // #V x rows
-  Eigen::BDCSVD<MatrixXd> svd(Bm, Eigen::ComputeThinU);
-  const VectorXd& s = svd.singularValues();
-  Index r = 0;
-  while (r < s.size() && s(r) > rtol * s(0)) ++r;
+  // Bm = Q R (Householder, blocked BLAS-3), then the SVD of the small square R = U_R S V^T:
+  // Bm's singular values are R's and its left singular vectors are Q U_R. For the tall Bm of a
+  // real mesh (#V rows, 12 x #params columns) this costs a third of a direct BDCSVD.
+  auto rank = [&](const VectorXd& s) {
+    Index r = 0;
+    while (r < s.size() && s(r) > rtol * s(0)) ++r;
+    return r;
+  };
+  MatrixXd Ur;  // the leading r left singular vectors of Bm
+  if (Bm.rows() > 2 * Bm.cols()) {
+    const Eigen::HouseholderQR<MatrixXd> qr(Bm);
+    const Index n = Bm.cols();
+    const MatrixXd R = qr.matrixQR().topRows(n).triangularView<Eigen::Upper>();
+    const Eigen::BDCSVD<MatrixXd> svd(R, Eigen::ComputeThinU);
+    const Index r = rank(svd.singularValues());
+    Ur = MatrixXd::Zero(Bm.rows(), r);
+    Ur.topRows(n) = svd.matrixU().leftCols(r);
+    Ur.applyOnTheLeft(qr.householderQ());
+  } else {
+    const Eigen::BDCSVD<MatrixXd> svd(Bm, Eigen::ComputeThinU);
+    Ur = svd.matrixU().leftCols(rank(svd.singularValues()));
+  }
   // span(A^T) = M^{-1/2} span(U_r); orthonormalise it in the Euclidean sense.
-  const MatrixXd basis = sq.cwiseInverse().asDiagonal() * svd.matrixU().leftCols(r);
+  const Index r = Ur.cols();
+  const MatrixXd basis = sq.cwiseInverse().asDiagonal() * Ur;
   Eigen::HouseholderQR<MatrixXd> qr(basis);
   return (qr.householderQ() * MatrixXd::Identity(A.cols(), r)).transpose();
 }
