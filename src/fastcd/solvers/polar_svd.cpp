@@ -131,20 +131,30 @@ void check_batch(const Eigen::Ref<const VectorXd>& F, const char* where) {
 
 namespace detail {
 
+namespace {
+/// closest_rotation<2> of `count` consecutive row-major 2x2 matrices, written without branches
+/// so the compiler runs several in SIMD lanes (same arithmetic, same results).
+void closest_rotations_2x2(const double* __restrict F, Index count, double* __restrict R) {
+  for (Index e = 0; e < count; ++e) {
+    const double* f = F + 4 * e;
+    const double x = f[0] + f[3], y = f[2] - f[1];
+    const double r2 = x * x + y * y;
+    const bool ok = r2 > 0;
+    const double inv = 1.0 / std::sqrt(ok ? r2 : 1.0);
+    const double c = ok ? x * inv : 1.0, s = ok ? y * inv : 0.0;
+    double* o = R + 4 * e;
+    o[0] = c;
+    o[1] = -s;
+    o[2] = s;
+    o[3] = c;
+  }
+}
+
+}  // namespace
+
 template <>
 void closest_rotation<2>(const double* f, double* o) {
-  const double x = f[0] + f[3], y = f[2] - f[1];
-  const double r2 = x * x + y * y;
-  double c = 1.0, s = 0.0;
-  if (r2 > 0) {
-    const double inv = 1.0 / std::sqrt(r2);
-    c = x * inv;
-    s = y * inv;
-  }
-  o[0] = c;
-  o[1] = -s;
-  o[2] = s;
-  o[3] = c;
+  closest_rotations_2x2(f, 1, o);
 }
 
 template <>
@@ -270,24 +280,6 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
           for (int j = 0; j < 3; ++j) Rl[i * row_stride + j] = rl[3 * i + j];
       }
     }
-  }
-}
-
-/// closest_rotation<2> of `count` consecutive row-major 2x2 matrices, written without branches
-/// so the compiler runs several in SIMD lanes (same arithmetic, same results).
-void closest_rotations_2x2(const double* __restrict F, Index count, double* __restrict R) {
-  for (Index e = 0; e < count; ++e) {
-    const double* f = F + 4 * e;
-    const double x = f[0] + f[3], y = f[2] - f[1];
-    const double r2 = x * x + y * y;
-    const bool ok = r2 > 0;
-    const double inv = 1.0 / std::sqrt(ok ? r2 : 1.0);
-    const double c = ok ? x * inv : 1.0, s = ok ? y * inv : 0.0;
-    double* o = R + 4 * e;
-    o[0] = c;
-    o[1] = -s;
-    o[2] = s;
-    o[3] = c;
   }
 }
 
