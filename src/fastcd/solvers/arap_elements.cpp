@@ -1,6 +1,7 @@
 #include "fastcd/solvers/arap_elements.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "fastcd/common/check.hpp"
 #include "fastcd/geometry/simplex.hpp"
@@ -74,6 +75,8 @@ ArapElements arap_elements(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref
   FASTCD_CHECK(mu_vol.size() == T.rows(), "arap_elements: mu_vol has ", mu_vol.size(), " entries, the mesh has ",
                T.rows(), " elements");
   FASTCD_CHECK(mu_vol.allFinite(), "arap_elements: mu_vol has non-finite entries");
+  FASTCD_CHECK(T.size() < std::numeric_limits<int>::max(), "arap_elements: ", shape_of(T),
+               " elements overflow the int incidence tables");
   return detail::dispatch_dim(X.cols(), "arap_elements", [&]<int dim>() {
     constexpr int nv = dim + 1;
     ArapElements el;

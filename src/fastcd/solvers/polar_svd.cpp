@@ -132,8 +132,9 @@ void check_batch(const Eigen::Ref<const VectorXd>& F, const char* where) {
 namespace detail {
 
 namespace {
-/// closest_rotation<2> of `count` consecutive row-major 2x2 matrices, written without branches
-/// so the compiler runs several in SIMD lanes (same arithmetic, same results).
+/// The closest rotation to each of `count` consecutive row-major 2x2 matrices: the rotation by
+/// atan2(F10 - F01, F00 + F11), the identity where that angle is undefined. Written without
+/// branches so the compiler runs several matrices in SIMD lanes.
 void closest_rotations_2x2(const double* __restrict F, Index count, double* __restrict R) {
   for (Index e = 0; e < count; ++e) {
     const double* f = F + 4 * e;

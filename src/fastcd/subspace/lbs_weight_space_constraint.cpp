@@ -19,7 +19,8 @@ MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<c
   const MatrixXd Bm = sq.asDiagonal() * A.transpose();  // #V x rows
   // Bm = Q R (Householder, blocked BLAS-3), then the SVD of the small square R = U_R S V^T:
   // Bm's singular values are R's and its left singular vectors are Q U_R. For the tall Bm of a
-  // real mesh (#V rows, 12 x #params columns) this costs a third of a direct BDCSVD.
+  // real mesh (#V rows, 12 x #params columns) this is much cheaper than a direct BDCSVD (Spot,
+  // 4447 x 864: the whole fast precompute went from 2.4 to 1.6 s).
   auto rank = [&](const VectorXd& s) {
     Index r = 0;
     while (r < s.size() && s(r) > rtol * s(0)) ++r;
