@@ -5,7 +5,7 @@
 using namespace fastcd::fuzz;
 
 FASTCD_FUZZ_READER("in_anim.txt", "read_animation_2d", {
-  const fastcd::io::Animation2D a = fastcd::io::read_animation_2d(path);
+  const fastcd::Animation2D a = fastcd::read_animation_2d(path);
   check(a.rest.rows() > 0 && a.rest.cols() == 3 && !a.frames.empty(), "read_animation_2d: shapes");
   check_finite(a.rest, "read_animation_2d: rest");
   for (const auto& F : a.frames) {

@@ -8,7 +8,7 @@ using namespace fastcd::fuzz;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = write_input("in_anim.txt", data, size);
   try {
-    const fastcd::io::BoneAnimation3D a = fastcd::io::read_bone_animation_3d(path);
+    const fastcd::BoneAnimation3D a = fastcd::read_bone_animation_3d(path);
     const auto nb = a.bone_rest_euler.rows();
     check(nb > 0 && !a.bone_euler.empty() && a.root_rotation.size() == a.bone_euler.size() &&
               a.root_translation.size() == a.bone_euler.size(),
@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_message(e, "read_bone_animation_3d", path);
   }
   try {
-    const fastcd::io::PointAnimation3D a = fastcd::io::read_point_animation_3d(path);
+    const fastcd::PointAnimation3D a = fastcd::read_point_animation_3d(path);
     const auto nh = a.rest_translation.rows();
     check(nh > 0 && a.rest_euler.rows() == nh && !a.translation.empty() &&
               a.translation.size() == a.euler.size(),

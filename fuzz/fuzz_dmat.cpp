@@ -5,6 +5,6 @@
 using namespace fastcd::fuzz;
 
 FASTCD_FUZZ_READER("in.dmat", "read_dmat", {
-  const fastcd::MatrixXd W = fastcd::io::read_dmat(path);
+  const fastcd::MatrixXd W = fastcd::read_dmat(path);
   check_finite(W, "read_dmat: W");
 })

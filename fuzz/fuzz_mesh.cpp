@@ -5,7 +5,7 @@
 using namespace fastcd::fuzz;
 
 FASTCD_FUZZ_READER("in.mesh", "read_mesh", {
-  const fastcd::io::MeditMesh m = fastcd::io::read_mesh(path);
+  const fastcd::MeditMesh m = fastcd::read_mesh(path);
   const auto dim = m.X.cols();
   check((dim == 2 || dim == 3) && m.T.cols() == dim + 1 && m.T.rows() > 0,
         "read_mesh: bad shapes");

@@ -5,7 +5,7 @@
 using namespace fastcd::fuzz;
 
 FASTCD_FUZZ_READER("in.msh", "read_msh", {
-  const fastcd::io::MshMesh m = fastcd::io::read_msh(path);
+  const fastcd::MshMesh m = fastcd::read_msh(path);
   const auto dim = m.X.cols();
   check((dim == 2 || dim == 3) && m.T.cols() == dim + 1 && m.T.rows() > 0,
         "read_msh: bad shapes");

@@ -5,7 +5,7 @@
 using namespace fastcd::fuzz;
 
 FASTCD_FUZZ_READER("in.npy", "read_npy", {
-  const fastcd::io::NpyArray a = fastcd::io::read_npy(path);
+  const fastcd::NpyArray a = fastcd::read_npy(path);
   std::size_t n = 1;
   for (std::size_t d : a.shape) n *= d;
   check(a.dtype == "<f8" || a.dtype == "<i4" || a.dtype == "<i8", "read_npy: dtype");

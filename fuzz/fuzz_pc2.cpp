@@ -7,7 +7,7 @@
 using namespace fastcd::fuzz;
 
 FASTCD_FUZZ_READER("in.pc2", "read_pc2", {
-  const fastcd::io::PointCache pc = fastcd::io::read_pc2(path);
+  const fastcd::PointCache pc = fastcd::read_pc2(path);
   check(std::isfinite(pc.start_frame) && pc.sample_rate > 0 && std::isfinite(pc.sample_rate),
         "read_pc2: bad header values");
   for (const auto& F : pc.frames) {

@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fastcd/io/scene.hpp"
+#include "fastcd/scene/scene.hpp"
 #include "fuzz_util.hpp"
 
 #ifndef FASTCD_FUZZ_SCENE_BASE
@@ -68,7 +68,7 @@ void report_soft(const std::string& what) {
 }
 
 // Builds a scene JSON from the input (structured mode); may write one fuzzed side file.
-std::string structured_scene(FuzzedDataProvider& in, fastcd::io::SceneOptions& opt) {
+std::string structured_scene(FuzzedDataProvider& in, fastcd::SceneOptions& opt) {
   static const char* const kMeshes[] = {"cube.mesh", "cube.msh", "cube.node", "square.obj", "cube.obj", "cube.dmat"};
   static const char* const kHandles[] = {"points.tgf", "bones.tgf", "points2d.tgf", "bones2d.tgf", "cube.mesh"};
   static const char* const kWeights[] = {"cube.dmat", "bones.dmat", "square.dmat", "points.tgf"};
@@ -127,7 +127,7 @@ std::string structured_scene(FuzzedDataProvider& in, fastcd::io::SceneOptions& o
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   copy_side_files();
   if (size == 0) return 0;
-  fastcd::io::SceneOptions opt;
+  fastcd::SceneOptions opt;
   std::string json;
   const bool structured = data[0] < 0x20 && data[0] != '\t' && data[0] != '\n' && data[0] != '\r';
   if (!structured) {
@@ -144,7 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path =
       write_input("scene.json", reinterpret_cast<const std::uint8_t*>(json.data()), json.size());
   try {
-    const fastcd::io::Scene s = fastcd::io::load_scene(path, opt);
+    const fastcd::Scene s = fastcd::load_scene(path, opt);
     const auto n = s.X.rows(), d = s.dim;
     check((d == 2 || d == 3) && s.X.cols() == d && s.T.cols() == d + 1 && n > 0,
           "load_scene: bad mesh shapes");

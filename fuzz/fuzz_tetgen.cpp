@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string ele =
       write_input("in.ele", sep == data + size ? data : sep + 1, sep == data + size ? 0 : size - n1 - 1);
   try {
-    const fastcd::Mesh m = fastcd::io::read_tetgen(node, ele);
+    const fastcd::Mesh m = fastcd::read_tetgen(node, ele);
     const auto dim = m.X.cols();
     check((dim == 2 || dim == 3) && m.T.cols() == dim + 1 && m.T.rows() > 0 && m.X.rows() > 0,
           "read_tetgen: bad shapes");

@@ -5,7 +5,7 @@
 using namespace fastcd::fuzz;
 
 FASTCD_FUZZ_READER("in.tgf", "read_tgf", {
-  const fastcd::io::TgfGraph g = fastcd::io::read_tgf(path);
+  const fastcd::TgfGraph g = fastcd::read_tgf(path);
   const auto n = g.C.rows();
   check(n > 0 && g.C.cols() == 3, "read_tgf: bad C shape");
   check(g.E.cols() == 2 && g.BE.cols() == 2 && g.PE.cols() == 2 && g.CE.cols() == 2,

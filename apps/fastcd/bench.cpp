@@ -10,13 +10,11 @@
 #include <tuple>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "fastcd/fastcd.hpp"
-#include "fastcd/io/atomic_file.hpp"
-#include "fastcd/io/mesh_io.hpp"
-#include "bench_cases.hpp"
 #include "progress.hpp"
 
 namespace fastcd::cli {
@@ -35,9 +33,24 @@ struct BenchSettings {
 struct Case {
   std::string name;
   Mesh mesh;
-  LinearRig rig;  ///< empty J: the seed's single affine handle
+  LinearRig rig;  ///< empty J: tutorial 23's single affine handle
   int modes, clusters;
 };
+
+/// The Spot tet mesh (4,447 vertices, 18,098 tets; tetgen -pYq1.414 of Keenan Crane's Spot, see
+/// shared/data/SOURCES.md), normalised, with point handles at its six extremities and
+/// biharmonic weights: a character-sized LBS rig. Empty name when the data is not there.
+Case spot_case(const std::string& shared_dir) {
+  const std::string node = shared_dir + "/data/derived-tetgen/spot_pYq1.414.node";
+  Case c{"", {}, {}, 16, 100};
+  if (!std::filesystem::exists(node)) return c;
+  c.mesh = read_volume_mesh(node);
+  c.mesh.X = normalize_and_center(c.mesh.X).X;
+  c.rig = point_handle_rig(c.mesh.X, c.mesh.T, extremity_vertices(c.mesh.X),
+                           kron_identity(massmatrix(c.mesh.X, c.mesh.T, CDOptions{}.rho), 3));
+  c.name = "spot";
+  return c;
+}
 
 struct Stats {
   double median = 0, p10 = 0, p90 = 0;
@@ -59,41 +72,17 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
-double mib(const MatrixXd& A) { return 8.0 * static_cast<double>(A.size()) / (1024.0 * 1024.0); }
-double mib(const SparseMatrix& A) { return 12.0 * static_cast<double>(A.nonZeros()) / (1024.0 * 1024.0); }
-double mib(const ArapElements& a) {
-  const auto bytes = 4.0 * static_cast<double>(a.vertices.size() + a.incidence_ptr.size() + a.incidence_elem.size()) +
-                     8.0 * static_cast<double>(a.grads.size() + a.incidence_wg.size());
-  return bytes / (1024.0 * 1024.0);
-}
+double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
-/// Memory the precomputed fast system keeps (MiB), and how much of it a step touches.
-std::pair<double, double> fast_memory(const FastCD& f) {
-  const double step = mib(f.Zy) + mib(f.Z_q) + mib(f.Z_p) + mib(f.GJf) + mib(f.QT) + mib(f.Kt) + mib(f.Gf) +
-                      mib(f.F_y) + mib(f.F_q) + mib(f.F_p) + mib(f.Sf) + mib(f.Kf);
-  const double all = step + mib(f.J) + mib(f.Mv) + mib(f.W) + mib(f.Phi) + mib(f.B) + mib(f.GB) + mib(f.GJ) +
-                     mib(f.BMB) + mib(f.BMJ) + mib(f.BLJ) + mib(MatrixXd(f.Hr.matrixLLT())) + mib(f.constraint.C);
-  return {all, step};
-}
-
-double full_memory(const FullCD& f) {
-  return mib(f.J) + mib(f.op.G) + mib(f.op.L) + mib(f.op.Mv) + mib(f.Hs) + mib(f.arap) + mib(f.Y) +
-         mib(f.constraint.C) +
-         // the factor: simplicial keeps L by columns and by rows (2 x 12 bytes an entry), CHOLMOD
-         // its supernodes (about 12)
-         (f.H_factor.backend() == CholeskyBackend::Cholmod ? 12.0 : 24.0) *
-             static_cast<double>(f.H_factor.factor_entries()) / (1024.0 * 1024.0);
-}
-
-template <class Advance>
-Stats time_steps(const VectorXd& p0, Index dim, const BenchSettings& st, CDState s, Advance advance) {
+/// Solver steps under the metronome (the simulation's own per-step timer, monitor off).
+Stats time_steps(Simulation& sim, const BenchSettings& st) {
   std::vector<double> us;
+  const Index dim = sim.dim();
+  const VectorXd p0 = sim.rig().rest_params();
   const auto start = Clock::now();
   for (int i = 0; i < st.warmup + st.steps; ++i) {
-    const VectorXd p = metronome_pose(p0, dim, i, dim == 2 ? 3.0 : 0.3, 80.0);
-    const auto t0 = Clock::now();
-    advance(s, p);
-    if (i >= st.warmup) us.push_back(1e6 * seconds_since(t0));
+    sim.advance(metronome_pose(p0, dim, i, dim == 2 ? 3.0 : 0.3, 80.0));
+    if (i >= st.warmup) us.push_back(1e6 * sim.last_step().step_seconds);
     if (i >= st.warmup + 20 && seconds_since(start) > st.max_case_s) break;  // at least 20 timed steps
   }
   return stats(us);
@@ -128,8 +117,8 @@ std::vector<Case> make_cases(const BenchSettings& st) {
   if (st.no3d) return cases;
   // 3D: the Spot character first (its peak memory is then its own), then boxes of growing size.
   if (!st.quick) {
-    bench::RiggedMesh spot = bench::spot_case(st.data);
-    if (!spot.name.empty()) cases.push_back({"spot", spot.mesh, spot.rig, 16, 100});
+    Case spot = spot_case(st.data);
+    if (!spot.name.empty()) cases.push_back(std::move(spot));
     else std::fprintf(stdout, "fastcd bench: no Spot mesh under %s/data/derived-tetgen; skipping it\n", st.data.c_str());
   }
   for (int n : {6, 10, 14}) {
@@ -205,36 +194,38 @@ int run_bench(const BenchSettings& st) {
                         ? c.rig
                         : affine_handle_rig(c.mesh.X, kron_identity(massmatrix(c.mesh.X, c.mesh.T, o.rho), dim));
     // Fast first: its peak memory is measured before the full-order system exists.
-    auto t0 = Clock::now();
+    auto shared_rig = std::make_shared<const LinearRig>(rig);
+    SimulationOptions so;
+    so.cd = o;
+    so.monitor = false;  // the solver step alone
     Result fast_r{"fast", &c, o.iterations, 0, {}, 0, 0, 0, 0};
     {
-      const FastCD fast = fast_cd_precompute(c.mesh.X, c.mesh.T, rig.J, rig.p0, o);
-      fast_r.pre_s = seconds_since(t0);
+      so.solver = SolverKind::Fast;
+      Simulation sim(c.mesh.X, c.mesh.T, shared_rig, so);
+      fast_r.pre_s = sim.precompute_seconds();
       fast_r.peak_rss_mib = peak_rss_mib();
-      std::tie(fast_r.memory_mib, fast_r.step_memory_mib) = fast_memory(fast);
-      FastCDWorkspace ws;
-      fast_r.step = time_steps(rig.p0, dim, st, fast_cd_initial_state(fast),
-                               [&](CDState& s, const VectorXd& p) { fast_cd_advance(fast, s, p, ws); });
+      fast_r.memory_mib = mib(sim.fast()->memory_bytes());
+      fast_r.step_memory_mib = mib(sim.fast()->step_memory_bytes());
+      fast_r.step = time_steps(sim, st);
+      const FastCD& fast = *sim.fast();
       const VectorXd z = VectorXd::Random(fast.state_dim());
-      VectorXd u(fast.n_vertices * dim);
+      VectorXd u(fast.num_vertices() * dim);
       std::vector<double> lift;
       for (int i = 0; i < 50; ++i) {
         const auto tl = Clock::now();
-        fast_cd_lift(fast, z, u);
+        fast.lift(z, u);
         lift.push_back(1e6 * seconds_since(tl));
       }
       fast_r.lift_us = stats(lift).median;
     }
-    t0 = Clock::now();
     Result full_r{"full", &c, o.iterations, 0, {}, 0, 0, 0, 0};
     {
-      const FullCD full = full_cd_precompute(c.mesh.X, c.mesh.T, rig.J, rig.p0, o);
-      full_r.pre_s = seconds_since(t0);
-      full_r.memory_mib = full_r.step_memory_mib = full_memory(full);
+      so.solver = SolverKind::Full;
+      Simulation sim(c.mesh.X, c.mesh.T, shared_rig, so);
+      full_r.pre_s = sim.precompute_seconds();
+      full_r.memory_mib = full_r.step_memory_mib = mib(sim.full()->memory_bytes());
       full_r.peak_rss_mib = peak_rss_mib();
-      FullCDWorkspace fws;
-      full_r.step = time_steps(rig.p0, dim, st, full_cd_initial_state(full),
-                               [&](CDState& s, const VectorXd& p) { full_cd_advance(full, s, p, fws); });
+      full_r.step = time_steps(sim, st);
     }
     for (const Result* r : {&full_r, &fast_r}) {
       std::printf("%-12s %3ld %6ld %6ld | %-5s %10.3f %11.2f %11.2f %11.2f %10.2f %9.1f\n", c.name.c_str(), long(dim),
@@ -249,7 +240,7 @@ int run_bench(const BenchSettings& st) {
   if (!st.json.empty()) {
     nlohmann::json records = nlohmann::json::array();
     for (const Result& r : results) records.push_back(record(r));
-    io::write_file_atomically(st.json, [&](const std::string& tmp) {
+    write_file_atomically(st.json, [&](const std::string& tmp) {
       std::ofstream f(tmp);
       f << records.dump(2) << "\n";
       if (!f) throw std::runtime_error("cannot write " + tmp);

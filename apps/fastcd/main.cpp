@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "bench.hpp"
-#include "fastcd/io/parse_util.hpp"
+#include "fastcd/common/check.hpp"
 #include "interrupt.hpp"
 #include "run.hpp"
 #include "tutorial.hpp"
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // One line, whatever the message holds (a file name with a newline, a multi-line library
     // message): control characters become '?', as the readers' own messages do.
-    std::cerr << "fastcd: error: " << fastcd::io::detail::printable(e.what()) << "\n";
+    std::cerr << "fastcd: error: " << fastcd::printable(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -1,5 +1,5 @@
-// `fastcd tutorial`: reproduces the seed tutorial's sections 1-6 on the default beam and
-// writes its numbers, videos, plots and trajectories.
+// `fastcd tutorial`: reproduces simkit tutorial 23 ("Fast Complementary Dynamics"), sections 1-6,
+// on the default beam and writes its numbers, videos, plots and trajectories.
 #include "tutorial.hpp"
 
 #include <algorithm>
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "fastcd/fastcd.hpp"
-#include "fastcd/io/atomic_file.hpp"
-#include "fastcd/io/npy.hpp"
-#include "fastcd/io/render2d.hpp"
 #include "progress.hpp"
+#if FASTCD_HAVE_VIZ
+#include "fastcd/viz/render2d.hpp"
+#endif
 
 namespace fastcd::cli {
 
@@ -39,7 +39,7 @@ const char* kRed = "#2ca02c";
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-/// The seed's thin(): every k-th state, k = max(1, len / target).
+/// The tutorial's thin(): every k-th state, k = max(1, len / target).
 std::vector<MatrixXd> thin(const std::vector<MatrixXd>& s, std::size_t target = 110) {
   const std::size_t k = std::max<std::size_t>(1, s.size() / target);
   std::vector<MatrixXd> out;
@@ -53,36 +53,28 @@ struct Rollout {
   double step_ms = 0.0;           ///< mean solver time per step
 };
 
-template <class System, class Advance, class Lift>
-Rollout roll_out(const System& sys, const TutorialSettings& st, Advance advance, Lift lift, CDState s,
-                 const std::string& label) {
+/// The tutorial's run(): the metronome roll-out, recording positions and ||J^T M D u_c||.
+Rollout roll_out(Simulation& sim, const TutorialSettings& st, const std::string& label) {
   Rollout r;
   Progress bar(label, st.steps);
-  double solve_s = 0.0;
+  const VectorXd p0 = sim.rig().rest_params();
   for (int i = 0; i < st.steps; ++i) {
-    const VectorXd p_next = metronome_pose(sys.p0, sys.dim, i, st.amp, st.period);
-    const auto t0 = Clock::now();
-    advance(s, p_next);
-    solve_s += seconds_since(t0);
-    const VectorXd uc = lift(s.s);
-    r.states.push_back(unflatten(sys.J * s.p + uc, sys.dim));
-    r.violation.push_back((sys.constraint.C * uc).norm());
+    sim.advance(metronome_pose(p0, sim.dim(), i, st.amp, st.period));
+    r.states.push_back(sim.positions());
+    r.violation.push_back((sim.constraint().C * flatten(sim.displacement())).norm());
     bar.update(i + 1);
   }
-  r.step_ms = 1e3 * solve_s / st.steps;
+  r.step_ms = 1e3 * sim.stats().mean_step_seconds();
   return r;
 }
 
-/// The seed's bench(): median ms/step after warm-up.
-template <class System, class Advance>
-double bench(const System& sys, const TutorialSettings& st, Advance advance, CDState s) {
+/// The tutorial's bench(): median ms/step after warm-up.
+double bench(Simulation sim, const TutorialSettings& st) {
   std::vector<double> ts;
+  const VectorXd p0 = sim.rig().rest_params();
   for (int i = 0; i < st.bench_warmup + st.bench_steps; ++i) {
-    const VectorXd p_next = metronome_pose(sys.p0, sys.dim, i, st.amp, st.period);
-    const auto t0 = Clock::now();
-    advance(s, p_next);
-    const double dt = seconds_since(t0);
-    if (i >= st.bench_warmup) ts.push_back(dt);
+    sim.advance(metronome_pose(p0, sim.dim(), i, st.amp, st.period));
+    if (i >= st.bench_warmup) ts.push_back(sim.last_step().step_seconds);
   }
   std::nth_element(ts.begin(), ts.begin() + ts.size() / 2, ts.end());
   double med = ts[ts.size() / 2];
@@ -92,23 +84,29 @@ double bench(const System& sys, const TutorialSettings& st, Advance advance, CDS
 
 struct Solvers {
   Mesh mesh;
-  LinearRig rig;
-  FullCD full;
-  FastCD fast;
+  std::shared_ptr<const LinearRig> rig;
+  Simulation full, fast;
 };
 
-Solvers build(int w, int h, const TutorialSettings& st) {
-  Solvers s;
-  s.mesh = beam(w, h, st.thickness);
-  const SparseMatrix Mv = kron_identity(massmatrix(s.mesh.X, s.mesh.T, st.cd.rho), 2);
-  s.rig = affine_handle_rig(s.mesh.X, Mv);
-  s.full = full_cd_precompute(s.mesh.X, s.mesh.T, s.rig.J, s.rig.p0, st.cd);
-  s.fast = fast_cd_precompute(s.mesh.X, s.mesh.T, s.rig.J, s.rig.p0, st.cd);
-  return s;
+SimulationOptions options(SolverKind kind, const TutorialSettings& st, bool monitor) {
+  SimulationOptions o;
+  o.solver = kind;
+  o.cd = st.cd;
+  o.monitor = monitor;
+  return o;
+}
+
+Solvers build(int w, int h, const TutorialSettings& st, bool monitor = true) {
+  Mesh mesh = beam(w, h, st.thickness);
+  const SparseMatrix Mv = kron_identity(massmatrix(mesh.X, mesh.T, st.cd.rho), 2);
+  auto rig = std::make_shared<const LinearRig>(affine_handle_rig(mesh.X, Mv));
+  Simulation full(mesh.X, mesh.T, rig, options(SolverKind::Full, st, monitor));
+  Simulation fast(mesh.X, mesh.T, rig, options(SolverKind::Fast, st, monitor));
+  return {std::move(mesh), rig, std::move(full), std::move(fast)};
 }
 
 void write_states(const std::filesystem::path& path, const std::vector<MatrixXd>& states) {
-  io::write_npy_states(path.string(), states);
+  write_npy_states(path.string(), states);
 }
 
 std::string fmt(const char* f, double a) {
@@ -122,10 +120,10 @@ int run_tutorial(const TutorialSettings& st) {
   const fs::path out(st.out);
   fs::create_directories(out);
   nlohmann::json summary;
-  summary["settings"] = {{"beam", {st.width, st.height}}, {"thickness", st.thickness}, {"YM", st.cd.ym},
-                         {"poisson", st.cd.pr}, {"rho", st.cd.rho}, {"dt", st.cd.h},
-                         {"bcd_iters", st.cd.iterations}, {"amp", st.amp}, {"period", st.period},
-                         {"leak_dt", st.cd.leak.dt}, {"k_modes", st.cd.modes}, {"n_clusters", st.cd.clusters},
+  summary["settings"] = {{"beam", {st.width, st.height}}, {"thickness", st.thickness}, {"ym", st.cd.ym},
+                         {"pr", st.cd.pr}, {"rho", st.cd.rho}, {"dt", st.cd.dt},
+                         {"iterations", st.cd.iterations}, {"amp", st.amp}, {"period", st.period},
+                         {"leak_dt", st.cd.leak.dt}, {"modes", st.cd.modes}, {"clusters", st.cd.clusters},
                          {"steps", st.steps}};
   const auto t_all = Clock::now();
 
@@ -135,56 +133,55 @@ int run_tutorial(const TutorialSettings& st) {
   Solvers s = build(st.width, st.height, st);
   const double pre_s = seconds_since(t_pre);
   const Index n = s.mesh.X.rows(), dim = 2;
+  const LinearRig& rig = *s.rig;
   std::printf("mesh: %ld verts, %ld triangles | rig: J is (%ld, %ld) -> %ld DOFs\n", long(n), long(s.mesh.T.rows()),
-              long(s.rig.J.rows()), long(s.rig.J.cols()), long(s.rig.J.cols()));
+              long(rig.J.rows()), long(rig.J.cols()), long(rig.J.cols()));
   std::vector<MatrixXd> rig_states;
   for (int i = 0; i < st.steps; ++i)
-    rig_states.push_back(unflatten(s.rig.J * metronome_pose(s.rig.p0, dim, i, st.amp, st.period), dim));
-  summary["mesh"] = {{"vertices", n}, {"triangles", s.mesh.T.rows()}, {"J_shape", {s.rig.J.rows(), s.rig.J.cols()}},
-                     {"rig_dofs", s.rig.J.cols()}};
+    rig_states.push_back(unflatten(rig.J * metronome_pose(rig.p0, dim, i, st.amp, st.period), dim));
+  summary["mesh"] = {{"vertices", n}, {"triangles", s.mesh.T.rows()}, {"J_shape", {rig.J.rows(), rig.J.cols()}},
+                     {"rig_dofs", rig.J.cols()}};
 
   // 2 - full order
   std::fprintf(stdout, "[2/6] full-order complementary dynamics\n");
-  FullCDWorkspace fws;
-  auto full_adv = [&](CDState& c, const VectorXd& p) { full_cd_advance(s.full, c, p, fws); };
-  const Rollout full = roll_out(s.full, st, full_adv, [](const VectorXd& u) { return u; },
-                                full_cd_initial_state(s.full), "full-order roll-out");
+  const Rollout full = roll_out(s.full, st, "full-order roll-out");
+  const FullCD& full_sys = *s.full.full();
   const double full_viol = *std::max_element(full.violation.begin(), full.violation.end());
-  std::printf("full-order: %s ms/step, %ld rotations/step\n", fmt("%.3f", full.step_ms).c_str(), long(s.full.n_rot()));
+  std::printf("full-order: %s ms/step, %ld rotations/step\n", fmt("%.3f", full.step_ms).c_str(), long(full_sys.n_rot()));
   std::printf("max rig-orthogonality residual ||J^T M D u_c|| = %.1e (constraint holds)\n", full_viol);
-  summary["full"] = {{"ms_per_step", full.step_ms}, {"rotations_per_step", s.full.n_rot()},
-                     {"max_violation", full_viol}, {"constraint_rank", s.full.constraint.rank},
-                     {"state_dim", s.full.state_dim()}};
+  summary["full"] = {{"ms_per_step", full.step_ms}, {"rotations_per_step", full_sys.n_rot()},
+                     {"max_violation", full_viol}, {"constraint_rank", full_sys.constraint().rank},
+                     {"state_dim", full_sys.state_dim()}};
 
   // 4 - fast
   std::fprintf(stdout, "[3/6] fast complementary dynamics\n");
-  FastCDWorkspace ws;
-  auto fast_adv = [&](CDState& c, const VectorXd& p) { fast_cd_advance(s.fast, c, p, ws); };
-  const Rollout red = roll_out(s.fast, st, fast_adv, [&](const VectorXd& z) { return fast_cd_lift(s.fast, z); },
-                               fast_cd_initial_state(s.fast), "fast roll-out");
-  const double structural = (s.fast.constraint.C * s.fast.B).norm();
+  const Rollout red = roll_out(s.fast, st, "fast roll-out");
+  const FastCD& fast = *s.fast.fast();
+  const double structural = (fast.constraint().C * fast.B()).norm();
   const double red_viol = *std::max_element(red.violation.begin(), red.violation.end());
-  std::printf("subspace B: (%ld, %ld) -> %ld DOFs\n", long(s.fast.B.rows()), long(s.fast.B.cols()), long(s.fast.state_dim()));
+  std::printf("subspace B: (%ld, %ld) -> %ld DOFs\n", long(fast.B().rows()), long(fast.B().cols()), long(fast.state_dim()));
   std::printf("structural rig-orthogonality ||(J^T M D) B|| = %.1e\n", structural);
-  std::printf("rotation clusters: %ld (vs %ld triangles)\n", long(s.fast.n_rot()), long(s.mesh.T.rows()));
+  std::printf("rotation clusters: %ld (vs %ld triangles)\n", long(fast.n_rot()), long(s.mesh.T.rows()));
   std::printf("reduced: %s ms/step -> %.1fx faster than full-order\n", fmt("%.4f", red.step_ms).c_str(),
               full.step_ms / red.step_ms);
-  std::vector<int> counts(static_cast<std::size_t>(s.fast.clusters), 0);
-  for (Index e = 0; e < s.fast.labels.size(); ++e) ++counts[static_cast<std::size_t>(s.fast.labels(e))];
+  std::vector<int> counts(static_cast<std::size_t>(fast.n_rot()), 0);
+  for (Index e = 0; e < fast.labels().size(); ++e) ++counts[static_cast<std::size_t>(fast.labels()(e))];
   summary["reduced"] = {{"ms_per_step", red.step_ms}, {"speedup", full.step_ms / red.step_ms},
-                        {"B_shape", {s.fast.B.rows(), s.fast.B.cols()}}, {"state_dim", s.fast.state_dim()},
-                        {"structural_residual", structural}, {"structural_residual_relative", s.fast.structural_residual},
-                        {"max_violation", red_viol}, {"clusters", s.fast.n_rot()}, {"cluster_counts", counts},
-                        {"eigenvalues", std::vector<double>(s.fast.E.data(), s.fast.E.data() + s.fast.E.size())},
-                        {"weight_constraint_rank", s.fast.weight_constraint_rank}};
+                        {"B_shape", {fast.B().rows(), fast.B().cols()}}, {"state_dim", fast.state_dim()},
+                        {"structural_residual", structural}, {"structural_residual_relative", fast.structural_residual()},
+                        {"max_violation", red_viol}, {"clusters", fast.n_rot()}, {"cluster_counts", counts},
+                        {"eigenvalues", std::vector<double>(fast.eigenvalues().data(), fast.eigenvalues().data() + fast.eigenvalues().size())},
+                        {"weight_constraint_rank", fast.weight_constraint_rank()}};
   summary["precompute_s"] = pre_s;
 
   // Trajectories for numpy.
   write_states(out / "states_rig.npy", rig_states);
   write_states(out / "states_full.npy", full.states);
   write_states(out / "states_reduced.npy", red.states);
-  viz::write_cluster_png((out / "clusters.png").string(), s.mesh.X, s.mesh.T, s.fast.labels,
-                         "rotation clusters (one shared rotation each)");
+#if FASTCD_HAVE_VIZ
+  write_cluster_png((out / "clusters.png").string(), s.mesh.X, s.mesh.T, fast.labels(),
+                    "rotation clusters (one shared rotation each)");
+#endif
 
   // 6 - resolution sweep
   std::vector<double> verts, t_fulls, t_reds;
@@ -195,13 +192,9 @@ int run_tutorial(const TutorialSettings& st) {
     nlohmann::json rows = nlohmann::json::array();
     std::vector<std::string> lines;
     for (int k = 0; k < 5; ++k) {
-      const Solvers r = build(res[k][0], res[k][1], st);
-      FastCDWorkspace w;
-      FullCDWorkspace fw;
-      const double tf = bench(r.full, st, [&](CDState& c, const VectorXd& p) { full_cd_advance(r.full, c, p, fw); },
-                              full_cd_initial_state(r.full));
-      const double tr = bench(r.fast, st, [&](CDState& c, const VectorXd& p) { fast_cd_advance(r.fast, c, p, w); },
-                              fast_cd_initial_state(r.fast));
+      const Solvers r = build(res[k][0], res[k][1], st, /*monitor=*/false);
+      const double tf = bench(r.full, st);
+      const double tr = bench(r.fast, st);
       verts.push_back(double(r.mesh.X.rows()));
       t_fulls.push_back(tf);
       t_reds.push_back(tr);
@@ -217,46 +210,54 @@ int run_tutorial(const TutorialSettings& st) {
     summary["sweep"] = rows;
     std::vector<double> speedup(verts.size());
     for (std::size_t i = 0; i < verts.size(); ++i) speedup[i] = t_fulls[i] / t_reds[i];
-    viz::write_timing_png((out / "timing.png").string(),
-                          {{"full-order", verts, t_fulls, viz::rgb_from_hex(kFull)},
-                           {"fast (reduced)", verts, t_reds, viz::rgb_from_hex(kRed)}},
+#if FASTCD_HAVE_VIZ
+    write_timing_png((out / "timing.png").string(),
+                          {{"full-order", verts, t_fulls, rgb_from_hex(kFull)},
+                           {"fast (reduced)", verts, t_reds, rgb_from_hex(kRed)}},
                           true, "per-step cost", "vertices", "ms / step",
                           {{"speedup", verts, speedup, {0.2, 0.2, 0.2}}}, "speedup grows with resolution",
                           "speedup (full / reduced)");
+#endif
   }
 
   // Videos (sections 1, 2 and 5).
+#if FASTCD_HAVE_VIZ
   if (st.video) {
     std::fprintf(stdout, "[5/6] videos\n");
-    auto encode = [&](const char* name, std::vector<viz::MeshPanel> panels, const std::string& suptitle) {
-      viz::AnimationOptions opt;
+    auto encode = [&](const char* name, std::vector<MeshPanel> panels, const std::string& suptitle) {
+      AnimationOptions opt;
       opt.suptitle = suptitle;
       std::optional<Progress> bar;
-      viz::write_panel_animation((out / name).string(), panels, opt, [&](int done, int total) {
+      write_panel_animation((out / name).string(), panels, opt, [&](int done, int total) {
         if (!bar) bar.emplace(name, total);
         bar->update(done);
       });
     };
     const auto rig_t = thin(rig_states), full_t = thin(full.states), red_t = thin(red.states);
-    encode("rig.mp4", {{rig_t, s.mesh.T, "rig pose x = J p", viz::rgb_from_hex(kRig)}},
+    encode("rig.mp4", {{rig_t, s.mesh.T, "rig pose x = J p", rgb_from_hex(kRig)}},
            "The animator's input: a rigid beam swept left and right");
     encode("full.mp4",
-           {{rig_t, s.mesh.T, "rig only J p", viz::rgb_from_hex(kRig)},
-            {full_t, s.mesh.T, "rig + complementary J p + u_c", viz::rgb_from_hex(kFull)}},
+           {{rig_t, s.mesh.T, "rig only J p", rgb_from_hex(kRig)},
+            {full_t, s.mesh.T, "rig + complementary J p + u_c", rgb_from_hex(kFull)}},
            "Full-order complementary dynamics");
     char full_title[64], red_title[64];
-    std::snprintf(full_title, sizeof full_title, "full (%ld rot, %ld DOF)", long(s.full.n_rot()), long(s.full.state_dim()));
-    std::snprintf(red_title, sizeof red_title, "reduced (%ld rot, %ld DOF)", long(s.fast.n_rot()), long(s.fast.state_dim()));
+    std::snprintf(full_title, sizeof full_title, "full (%ld rot, %ld DOF)", long(full_sys.n_rot()),
+                  long(full_sys.state_dim()));
+    std::snprintf(red_title, sizeof red_title, "reduced (%ld rot, %ld DOF)", long(fast.n_rot()), long(fast.state_dim()));
     encode("compare.mp4",
-           {{rig_t, s.mesh.T, "rig", viz::rgb_from_hex(kRig)},
-            {full_t, s.mesh.T, full_title, viz::rgb_from_hex(kFull)},
-            {red_t, s.mesh.T, red_title, viz::rgb_from_hex(kRed)}},
+           {{rig_t, s.mesh.T, "rig", rgb_from_hex(kRig)},
+            {full_t, s.mesh.T, full_title, rgb_from_hex(kFull)},
+            {red_t, s.mesh.T, red_title, rgb_from_hex(kRed)}},
            "Complementary dynamics: full-order vs. fast (skinning eigenmodes)");
   }
+#else
+  if (st.video || st.sweep)
+    std::fprintf(stdout, "note: this build has no renderer (FASTCD_BUILD_VIZ=OFF); videos and PNGs skipped\n");
+#endif
 
   std::fprintf(stdout, "[6/6] summary\n");
   summary["total_s"] = seconds_since(t_all);
-  io::write_file_atomically((out / "summary.json").string(), [&](const std::string& tmp) {
+  write_file_atomically((out / "summary.json").string(), [&](const std::string& tmp) {
     std::ofstream f(tmp);
     f << summary.dump(2) << "\n";
     if (!f) throw std::runtime_error("cannot write " + tmp);

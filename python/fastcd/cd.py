@@ -1,5 +1,5 @@
-"""Complementary dynamics: rigs, the momentum-leak field and the two solvers of the seed
-tutorial, with its ``FullCD`` / ``ReducedCD`` interface::
+"""Complementary dynamics: rigs, the momentum-leak field, the two solvers of simkit tutorial 23
+with its ``FullCD`` / ``ReducedCD`` interface, and the ``Simulation`` that runs either::
 
     solver = ReducedCD(X, T)                       # or FullCD(X, T)
     s = np.zeros((solver.state_dim, 1)); s_dot = np.zeros_like(s)
@@ -8,50 +8,94 @@ tutorial, with its ``FullCD`` / ``ReducedCD`` interface::
         p_next = handle(solver.p0, i)
         s_new = solver.step(s, s_dot, p, p_dot, p_next)
         s_dot = (s_new - s) / dt; p_dot = (p_next - p) / dt; s, p = s_new, p_next.copy()
-        x = (solver.J @ p + (solver.B @ s if solver.B is not None else s)).reshape(-1, solver.dim)
 
-The state is u_c (n dim) for FullCD and the subspace coordinates z (u_c = B z) for ReducedCD;
-both keep the rig-orthogonality J^T M D u_c = 0 (``solver.A @ u_c`` ~ 0).
+or, with the roll-out done for you (the same C++ object the CLI uses)::
+
+    sim = Simulation(X, T, solver="fast")
+    for i in range(n):
+        sim.advance(handle(sim.rest_params, i))
+    x = sim.positions()                            # (n, dim)
+
+The state is u_c (n dim) for FullCD and the subspace coordinates z (u_c = B z) for ReducedCD
+(the fast solver of Benchekroun et al. 2023); both keep the rig-orthogonality
+J^T M D u_c = 0 (``solver.A @ u_c`` ~ 0).
 """
+import copy
+
 import numpy as np
 
 from . import _convert as cv
 from . import _fastcd
-from .geometry import lbs_jacobian, massmatrix, kron_identity
+from .geometry import kron_identity, lbs_jacobian, massmatrix
 
-__all__ = ["rig_rest", "handle", "momentum_leak_field", "FullCD", "ReducedCD"]
+__all__ = ["rig_rest", "handle", "momentum_leak_field", "FullCD", "ReducedCD", "Simulation", "load_scene",
+           "read_scene"]
 
 
 def rig_rest(J, Mv, X):
-    """The seed's rig rest pose: p0 = argmin_p ||J p - x||_Mv with x = X.reshape(-1, 1).
+    """Tutorial 23's rig rest pose: p0 = argmin_p ||J p - x||_Mv with x = X.reshape(-1, 1).
 
     J: (n dim, k) rig Jacobian (sparse or dense), Mv: (n dim, n dim) mass, X: (n, dim).
-    Returns p0 (k, 1). Raises RuntimeError when J^T Mv J is singular.
+    Returns p0 (k, 1). When J has dependent columns (a redundant rig) p0 is the minimum-norm
+    least-squares solution, as numpy's lstsq gives.
     """
     p0 = _fastcd.rig_rest(cv.sparse(J, "J"), cv.sparse(Mv, "Mv"), cv.float_matrix(X, "X"))
     return p0.reshape(-1, 1)
 
 
-def handle(p0, i, amp=3.0, period=80, dim=2):
-    """The seed's metronome: a copy of p0 with the last bone's x-translation (entry -dim) set to
-    amp * sin(2 pi i / period). Keeps p0's shape ((k,) or (k, 1))."""
+def _infer_dim(p):
+    """The dimension of an LBS pose: bones are column-major [A | t], 6 numbers in 2D, 12 in 3D."""
+    n = p.size
+    fits = [d for d in (2, 3) if n % (d * (d + 1)) == 0]
+    if len(fits) == 1:
+        return fits[0]
+    if len(fits) == 2:
+        # 12k numbers: 2k bones in 2D or k in 3D. A rest pose has identity linear parts; the
+        # layout in which they are closer to the identity is the one.
+        def distance(d):
+            A = p.reshape(-1, d * (d + 1))[:, : d * d].reshape(-1, d, d)
+            return np.abs(A - np.eye(d)).max()
+        d2, d3 = distance(2), distance(3)
+        if min(d2, d3) < 0.5 and abs(d2 - d3) > 1e-6:
+            return 2 if d2 < d3 else 3
+        raise ValueError(f"handle: a pose of {n} numbers may be {n // 6} bones in 2D or {n // 12} in 3D; "
+                         "pass dim=2 or dim=3")
+    raise ValueError(f"handle: a pose of {n} numbers is not a set of LBS bones (6 per bone in 2D, 12 in 3D); "
+                     "pass dim=2 or dim=3")
+
+
+def handle(p0, i, amp=3.0, period=80, dim=None):
+    """Tutorial 23's metronome: a copy of p0 with the last bone's x-translation (entry -dim) set
+    to amp * sin(2 pi i / period). Keeps p0's shape ((k,) or (k, 1)). The dimension is read
+    from p0 (6 numbers per bone in 2D, 12 in 3D) unless given."""
     p = np.array(p0, dtype=np.float64, copy=True)
+    if dim is None:
+        dim = _infer_dim(p.reshape(-1))
+    if dim not in (2, 3):
+        raise ValueError(f"handle: dim must be 2 or 3, got {dim}")
     p.reshape(-1)[-dim] = amp * np.sin(2.0 * np.pi * i / period)
     return p
+
+
+def _leak(leak):
+    if isinstance(leak, str):
+        return leak
+    return cv.float_vector(leak, "leak")
 
 
 def momentum_leak_field(X, T, leak="diffusion", dt=1.0):
     """Per-vertex momentum-leak field D (n,) in [0, 1].
 
-    "diffusion" (simkit / the seed): D = 1 - diffuse_field(X, T, boundary, 1, dt=dt), 0 on
+    "diffusion" (simkit / tutorial 23): D = 1 - diffuse_field(X, T, boundary, 1, dt=dt), 0 on
     the boundary (tissue follows the rig), 1 deep inside (momentum conserved).
-    "none": D = 1 everywhere.
+    "poisson" (Zhang et al. 2020): a Poisson solve with zero on the boundary, normalised.
+    "none": D = 1 everywhere. A path to a (n, 1) DMAT, or an array of n values in [0, 1]: those.
     """
-    return _fastcd.momentum_leak_field(cv.float_matrix(X, "X"), cv.index_matrix(T, "T"), str(leak), float(dt))
+    return _fastcd.momentum_leak_field(cv.float_matrix(X, "X"), cv.index_matrix(T, "T"), _leak(leak), float(dt))
 
 
 def _rig(X, T, J, p0, rho):
-    """Default rig (one global affine handle) and rest pose, as the seed builds them."""
+    """Default rig (one global affine handle) and rest pose, as the tutorial builds them."""
     n, dim = X.shape
     if J is None:
         J = lbs_jacobian(X, np.ones((n, 1)))
@@ -62,10 +106,14 @@ def _rig(X, T, J, p0, rho):
     return J, cv.float_vector(p0, "p0", J.shape[1])
 
 
+def _gravity(gravity):
+    return None if gravity is None else cv.float_vector(gravity, "gravity")
+
+
 class _CDBase:
     """Shared attributes and helpers of the two solvers."""
 
-    def _init_common(self, sys, dt, iters):
+    def _init_common(self, sys, iters):
         self._sys = sys
         self.J = sys.J                        # (n dim, k) csc rig Jacobian
         self.p0 = sys.p0.reshape(-1, 1)       # (k, 1) rest pose
@@ -75,7 +123,7 @@ class _CDBase:
         self.state_dim = int(sys.state_dim)
         self.n_rot = int(sys.n_rot)
         self.dim = int(sys.dim)
-        self.dt = float(dt)
+        self.dt = float(sys.dt)
         self.iters = int(iters)
 
     def lift(self, s):
@@ -90,9 +138,32 @@ class _CDBase:
         """||J^T M D u_c||: the rig-orthogonality residual of a state."""
         return float(np.linalg.norm(self.A @ cv.float_vector(self.lift(s), "s")))
 
+    def step(self, s, s_dot, p, p_dot, p_next, iters=None):
+        """The state after one step while the rig moves p -> p_next (velocities s_dot, p_dot).
+
+        s, s_dot: (m,) or (m, 1); p, p_dot, p_next: (k,) or (k, 1). Returns a new array shaped
+        like s. iters: local/global iterations (default: the constructor's). NaN or Inf in any
+        input raises ValueError. The GIL is released during the C++ step.
+        """
+        return self._sys.step(s, s_dot, p, p_dot, p_next, -1 if iters is None else int(iters))
+
+    # copy.copy / copy.deepcopy share the immutable precomputed system (a C++ copy); pickling
+    # stores the construction inputs and precomputes again on loading (deterministic).
+    def __deepcopy__(self, memo):
+        new = copy.copy(self)
+        new._sys = copy.copy(self._sys)
+        return new
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
 
 class FullCD(_CDBase):
-    """Full-order complementary dynamics (the seed's FullCD), precomputed in C++.
+    """Full-order complementary dynamics (tutorial 23's FullCD; Zhang et al. 2020), precomputed
+    in C++.
 
     Per-element ARAP rotations and a prefactored constrained global solve keeping
     J^T M D u_c = 0; ``iters`` local/global iterations per backward-Euler step.
@@ -101,30 +172,22 @@ class FullCD(_CDBase):
     J: (n dim, k) rig Jacobian (default: one global affine handle, lbs_jacobian(X, ones)).
     p0: (k,) rest pose (default rig_rest(J, Mv, X)).
     dt: time step; ym, pr, rho: Young's modulus, Poisson ratio (ARAP uses only mu), density;
-    leak: "diffusion" (the seed's D) or "none" (D = 1); leak_dt: its diffusion time.
+    leak: "diffusion" (the tutorial's D), "poisson", "none" (D = 1), a DMAT path or n values;
+    leak_dt: its diffusion time; gravity: None or a dim-vector of acceleration.
 
     Attributes: J (csc), p0 (k, 1), B = None (the state is u_c itself), A = J^T M D (csc),
     D (n,), state_dim = n dim, n_rot = t, dim, constraint_rank, dt, iters.
     """
 
     def __init__(self, X, T, J=None, p0=None, dt=1e-2, ym=1e5, pr=0.0, rho=1e3, iters=10, leak_dt=1.0,
-                 leak="diffusion"):
+                 leak="diffusion", gravity=None):
         X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
         J, p0 = _rig(X, T, J, p0, rho)
-        sys = _fastcd.FullCDSystem(X, T, J, p0, h=float(dt), ym=float(ym), pr=float(pr), rho=float(rho),
-                                   iterations=int(iters), leak=str(leak), leak_dt=float(leak_dt))
-        self._init_common(sys, dt, iters)
+        sys = _fastcd.FullCD(X, T, J, p0, dt=float(dt), ym=float(ym), pr=float(pr), rho=float(rho),
+                             iterations=int(iters), leak=_leak(leak), leak_dt=float(leak_dt),
+                             gravity=_gravity(gravity))
+        self._init_common(sys, iters)
         self.B = None
-        self._step = sys.step
-
-    def step(self, uc, uc_dot, p, p_dot, p_next, iters=None):
-        """u_c after one step while the rig moves p -> p_next (velocities uc_dot, p_dot).
-
-        uc, uc_dot: (n dim,) or (n dim, 1); p, p_dot, p_next: (k,) or (k, 1).
-        Returns a new array shaped like uc. iters: local/global iterations (default: the
-        constructor's).
-        """
-        return self._step(uc, uc_dot, p, p_dot, p_next, -1 if iters is None else iters)
 
     def __repr__(self):
         return (f"FullCD(state_dim={self.state_dim}, n_rot={self.n_rot}, dim={self.dim}, "
@@ -132,13 +195,15 @@ class FullCD(_CDBase):
 
 
 class ReducedCD(_CDBase):
-    """Fast complementary dynamics (Benchekroun et al. 2023; the seed's ReducedCD), in C++.
+    """Fast complementary dynamics (Benchekroun et al. 2023; tutorial 23's ReducedCD), in C++:
+    the fast solver.
 
     u_c = B z in a rig-orthogonal skinning-eigenmode subspace (J^T M D B = 0 by construction)
     with one ARAP rotation per element cluster; a step costs nothing that grows with the mesh.
 
     X, T, J, p0 and the physics keywords as in :class:`FullCD`; k_modes skinning eigenmodes
-    (subspace size k_modes dim (dim+1)) and n_clusters rotation clusters.
+    (subspace size k_modes dim (dim+1)) and n_clusters rotation clusters (the tutorial's names;
+    `modes` and `clusters` elsewhere in fastcd).
 
     Attributes: J, p0, A, D, dim as FullCD; B (n dim, m) dense M-orthonormal basis (a read-only
     view), state_dim = m, n_rot = n_clusters, labels (t,) cluster of every element,
@@ -147,30 +212,84 @@ class ReducedCD(_CDBase):
     """
 
     def __init__(self, X, T, k_modes=10, n_clusters=20, J=None, p0=None, dt=1e-2, ym=1e5, pr=0.0, rho=1e3,
-                 iters=10, leak_dt=1.0, leak="diffusion"):
+                 iters=10, leak_dt=1.0, leak="diffusion", gravity=None):
         X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
         J, p0 = _rig(X, T, J, p0, rho)
-        sys = _fastcd.FastCDSystem(X, T, J, p0, modes=int(k_modes), clusters=int(n_clusters), h=float(dt),
-                                   ym=float(ym), pr=float(pr), rho=float(rho), iterations=int(iters),
-                                   leak=str(leak), leak_dt=float(leak_dt))
-        self._init_common(sys, dt, iters)
+        sys = _fastcd.FastCD(X, T, J, p0, modes=int(k_modes), clusters=int(n_clusters), dt=float(dt),
+                             ym=float(ym), pr=float(pr), rho=float(rho), iterations=int(iters),
+                             leak=_leak(leak), leak_dt=float(leak_dt), gravity=_gravity(gravity))
+        self._init_common(sys, iters)
         self.B = sys.B
         self.W = sys.W
-        self.eigenvalues = sys.E
+        self.eigenvalues = sys.eigenvalues
         self.labels = cv.int_array(sys.labels)
         self.structural_residual = float(sys.structural_residual)
         self.k_modes = int(k_modes)
-        self._step = sys.step
 
-    def step(self, z, z_dot, p, p_dot, p_next, iters=None):
-        """z after one step while the rig moves p -> p_next (velocities z_dot, p_dot).
+    def __deepcopy__(self, memo):
+        new = super().__deepcopy__(memo)
+        new.B, new.W = new._sys.B, new._sys.W
+        return new
 
-        z, z_dot: (m,) or (m, 1); p, p_dot, p_next: (k,) or (k, 1). Returns a new array shaped
-        like z. Contiguous float64 inputs are read in place; the step itself is one
-        allocation-free C++ call. Not thread-safe on one solver object (shared workspace).
-        """
-        return self._step(z, z_dot, p, p_dot, p_next, -1 if iters is None else iters)
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self.B, self.W = self._sys.B, self._sys.W   # views into the rebuilt system
 
     def __repr__(self):
         return (f"ReducedCD(state_dim={self.state_dim}, n_rot={self.n_rot}, dim={self.dim}, "
                 f"k_modes={self.k_modes}, rig_dofs={self.J.shape[1]})")
+
+
+def Simulation(X, T, rig=None, J=None, p0=None, solver="full", dt=1e-2, ym=1e5, pr=0.0, rho=1e3, iterations=10,
+               modes=10, clusters=20, leak="diffusion", leak_dt=1.0, gravity=None, tolerance=0.0, dynamics=True,
+               monitor=True):
+    """Complementary dynamics of mesh (X, T) under a rig, for either solver: the C++
+    ``Simulation`` the CLI uses. It owns the solver, the state and the per-step statistics::
+
+        sim = Simulation(X, T, solver="fast")       # one global affine handle by default
+        sim.advance(p_next)                          # one time step to rig pose p_next
+        sim.positions(), sim.displacement(), sim.residual(), sim.kinetic_energy(), sim.stats
+
+    rig: a ``fastcd.Rig`` (your own subclass, a cage, a LinearRig ...), or give J (and p0) for
+    a linear rig x = J p, or neither for the tutorial's single affine handle.
+    solver: "full" or "fast" (the fast solver needs a linear rig).
+    The options keep fastcd's names: dt, ym, pr, rho, iterations, modes, clusters, leak
+    ("diffusion", "poisson", "none", a DMAT path or n values), leak_dt, gravity (None or a
+    dim-vector), tolerance, dynamics (False: the rig alone), monitor (divergence check and
+    statistics each step). The GIL is released while it steps.
+    """
+    X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
+    if rig is None:
+        J, p0 = _rig(X, T, J, p0, rho)
+        rig = _fastcd.LinearRig(J, p0, X.shape[1], "lbs" if J is not None else "affine handle")
+    elif J is not None or p0 is not None:
+        raise ValueError("Simulation: give either rig or J (and p0), not both")
+    return _fastcd.Simulation(X, T, rig, solver=str(solver), dt=float(dt), ym=float(ym), pr=float(pr),
+                              rho=float(rho), iterations=int(iterations), modes=int(modes), clusters=int(clusters),
+                              leak=_leak(leak), leak_dt=float(leak_dt), gravity=_gravity(gravity),
+                              tolerance=float(tolerance), dynamics=bool(dynamics), monitor=bool(monitor))
+
+
+def read_scene(path, rig="auto"):
+    """Loads a Complementary Dynamics release scene (JSON; docs/scene-format.md) as a
+    ``fastcd.Scene``: X, T, poses (one rig pose per frame), rig, dt, ym, pr, rho, ..."""
+    return _fastcd.read_scene(str(path), rig=str(rig))
+
+
+def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, clusters=100, leak="diffusion",
+               gravity=0.0, dynamics=True):
+    """A ready ``Simulation`` of a release scene, with the scene's own dt, ym, pr and rho and the
+    CLI's defaults for the rest (as ``fastcd run``). ``sim.scene`` holds the loaded scene::
+
+        sim = fastcd.load_scene("elephant.json", solver="fast")
+        frames = []
+        for p in sim.scene.poses:
+            sim.advance(p)
+            frames.append(sim.scene.to_file_units(sim.positions()))   # the output surface
+    """
+    scene = read_scene(path, rig=rig)
+    sim = _fastcd.simulation_from_scene(scene, solver=str(solver), iterations=int(iterations), modes=int(modes),
+                                        clusters=int(clusters), leak=str(leak), gravity=float(gravity),
+                                        dynamics=bool(dynamics))
+    sim.scene = scene
+    return sim

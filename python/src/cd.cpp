@@ -1,14 +1,17 @@
-// Bindings of src/fastcd/cd: rigs, the momentum-leak field and the two complementary-dynamics
-// solvers. Each solver is a small C++ object owning the precomputed system; the fast one also
-// owns a FastCDWorkspace, so a Python step is: check/borrow 5 arrays, allocate the output
-// array, one allocation-free C++ step written straight into it.
+// Bindings of src/fastcd/cd: rigs, the momentum-leak field, the two complementary-dynamics
+// solvers and the Simulation that runs either. Each solver object owns its precomputed system
+// and a workspace (guarded by a mutex, so two Python threads can share one solver); a step
+// converts its five arrays, allocates the output array, releases the GIL and runs one
+// allocation-free C++ step straight into it. Both solvers and the simulation copy
+// (copy.copy / copy.deepcopy: the precomputed data is immutable and shared); the solvers
+// pickle (their construction inputs, rebuilt on loading: the precompute is deterministic).
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <memory>
-
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,10 @@
 #include "fastcd/cd/leak_field.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
+#include "fastcd/cd/simulation.hpp"
+#include "fastcd/common/layout.hpp"
+#include "fastcd/geometry/massmatrix.hpp"
+#include "fastcd/scene/scene_simulation.hpp"
 
 namespace py = pybind11;
 using namespace py::literals;
@@ -31,24 +38,73 @@ using VecRef = Eigen::Ref<const VectorXd>;
 using CArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using ConstMap = Eigen::Map<const VectorXd>;
 
-LeakFieldKind leak_kind(const std::string& leak) {
-  if (leak == "diffusion") return LeakFieldKind::Diffusion;
-  if (leak == "none") return LeakFieldKind::None;
-  throw std::invalid_argument("leak must be 'diffusion' or 'none', got '" + leak + "'");
+/// The leak field from Python: "diffusion", "poisson", "none", a DMAT path, or an array of
+/// #V values in [0, 1].
+LeakFieldOptions leak_options(const py::object& leak, double leak_dt, Index n) {
+  LeakFieldOptions o;
+  if (py::isinstance<py::str>(leak)) {
+    o = leak_field_options(py::cast<std::string>(leak), n);
+  } else {
+    o.kind = LeakFieldKind::Values;
+    o.values = py::cast<VectorXd>(leak);
+  }
+  o.dt = leak_dt;
+  return o;
 }
 
-CDOptions make_options(double h, double ym, double pr, double rho, int iterations, int modes, int clusters,
-                       const std::string& leak, double leak_dt) {
+/// The options every solver and simulation constructor takes (the names of
+/// docs/vocabulary.md).
+CDOptions make_options(double dt, double ym, double pr, double rho, int iterations, int modes, int clusters,
+                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance, Index n) {
   CDOptions o;
-  o.h = h;
+  o.dt = dt;
   o.ym = ym;
   o.pr = pr;
   o.rho = rho;
   o.iterations = iterations;
   o.modes = modes;
   o.clusters = clusters;
-  o.leak.kind = leak_kind(leak);
-  o.leak.dt = leak_dt;
+  o.tolerance = tolerance;
+  o.leak = leak_options(leak, leak_dt, n);
+  if (!gravity.is_none()) o.gravity = py::cast<VectorXd>(gravity);
+  return o;
+}
+
+py::dict options_dict(const CDOptions& o) {
+  py::dict d;
+  d["dt"] = o.dt;
+  d["ym"] = o.ym;
+  d["pr"] = o.pr;
+  d["rho"] = o.rho;
+  d["iterations"] = o.iterations;
+  d["tolerance"] = o.tolerance;
+  d["modes"] = o.modes;
+  d["clusters"] = o.clusters;
+  d["leak_kind"] = static_cast<int>(o.leak.kind);
+  d["leak_dt"] = o.leak.dt;
+  d["leak_values"] = o.leak.values;
+  d["gravity"] = o.gravity;
+  d["constraint_rtol"] = o.constraint_rtol;
+  d["backend"] = static_cast<int>(o.backend);
+  return d;
+}
+
+CDOptions options_from_dict(const py::dict& d) {
+  CDOptions o;
+  o.dt = d["dt"].cast<double>();
+  o.ym = d["ym"].cast<double>();
+  o.pr = d["pr"].cast<double>();
+  o.rho = d["rho"].cast<double>();
+  o.iterations = d["iterations"].cast<int>();
+  o.tolerance = d["tolerance"].cast<double>();
+  o.modes = d["modes"].cast<int>();
+  o.clusters = d["clusters"].cast<int>();
+  o.leak.kind = static_cast<LeakFieldKind>(d["leak_kind"].cast<int>());
+  o.leak.dt = d["leak_dt"].cast<double>();
+  o.leak.values = d["leak_values"].cast<VectorXd>();
+  o.gravity = d["gravity"].cast<VectorXd>();
+  o.constraint_rtol = d["constraint_rtol"].cast<double>();
+  o.backend = static_cast<CholeskyBackend>(d["backend"].cast<int>());
   return o;
 }
 
@@ -78,51 +134,73 @@ py::array_t<double> new_state(Index n, bool column) {
   return py::array_t<double>(std::vector<py::ssize_t>{py::ssize_t(n)});
 }
 
-struct StepArgs {
-  CArray s, s_dot, p, p_dot, p_next;
-  StepArgs(py::handle s_, py::handle s_dot_, py::handle p_, py::handle p_dot_, py::handle p_next_, Index n, Index np)
-      : s(vector_arg(s_, n, "state")),
-        s_dot(vector_arg(s_dot_, n, "state velocity")),
-        p(vector_arg(p_, np, "p")),
-        p_dot(vector_arg(p_dot_, np, "p_dot")),
-        p_next(vector_arg(p_next_, np, "p_next")) {}
-};
+/// A precomputed solver (FullCD or FastCD), its workspace and the inputs it was built from.
+template <class Solver>
+struct SolverObject {
+  MatrixXd X;
+  MatrixXi T;
+  SparseMatrix J;
+  VectorXd p0;
+  CDOptions options;
+  Solver sys;
+  typename Solver::Workspace ws;
+  std::mutex ws_mutex;
 
-/// The fast solver and its scratch space.
-struct FastCDObject {
-  FastCD sys;
-  FastCDWorkspace ws;
-
-  py::array_t<double> step(py::handle z, py::handle z_dot, py::handle p, py::handle p_dot, py::handle p_next,
-                           int iterations) {
-    const Index m = sys.state_dim();
-    const StepArgs a(z, z_dot, p, p_dot, p_next, m, sys.J.cols());
-    py::array_t<double> out = new_state(m, a.s.ndim() == 2);
-    Eigen::Map<VectorXd> z_out(out.mutable_data(), m);
-    fast_cd_step(sys, as_map(a.s), as_map(a.s_dot), as_map(a.p), as_map(a.p_dot), as_map(a.p_next), z_out, ws,
-                 iterations);
-    return out;
+  SolverObject(MatrixXd X_, MatrixXi T_, SparseMatrix J_, VectorXd p0_, CDOptions o)
+      : X(std::move(X_)), T(std::move(T_)), J(std::move(J_)), p0(std::move(p0_)), options(std::move(o)) {
+    py::gil_scoped_release release;
+    if constexpr (std::is_same_v<Solver, FullCD>) sys = full_cd_precompute(X, T, J, p0, options);
+    else sys = fast_cd_precompute(X, T, J, p0, options);
   }
-};
+  SolverObject(const SolverObject& o) : X(o.X), T(o.T), J(o.J), p0(o.p0), options(o.options), sys(o.sys) {}
 
-struct FullCDObject {
-  FullCD sys;
-
-  py::array_t<double> step(py::handle uc, py::handle uc_dot, py::handle p, py::handle p_dot, py::handle p_next,
+  py::array_t<double> step(py::handle s, py::handle s_dot, py::handle p, py::handle p_dot, py::handle p_next,
                            int iterations) {
-    const Index n = sys.state_dim();
-    const StepArgs a(uc, uc_dot, p, p_dot, p_next, n, sys.J.cols());
-    VectorXd u;
+    const Index m = sys.state_dim(), np = sys.J().cols();
+    const CArray a = vector_arg(s, m, "state"), ad = vector_arg(s_dot, m, "state velocity");
+    const CArray ap = vector_arg(p, np, "p"), apd = vector_arg(p_dot, np, "p_dot"), apn = vector_arg(p_next, np, "p_next");
+    py::array_t<double> out = new_state(m, a.ndim() == 2);
+    Eigen::Map<VectorXd> s_out(out.mutable_data(), m);
     {
       py::gil_scoped_release release;
-      u = full_cd_step(sys, as_map(a.s), as_map(a.s_dot), as_map(a.p), as_map(a.p_dot), as_map(a.p_next),
-                       iterations);
+      std::lock_guard<std::mutex> lock(ws_mutex);
+      sys.step(as_map(a), as_map(ad), as_map(ap), as_map(apd), as_map(apn), s_out, ws, iterations);
     }
-    py::array_t<double> out = new_state(n, a.s.ndim() == 2);
-    Eigen::Map<VectorXd>(out.mutable_data(), n) = u;
     return out;
   }
+
+  py::tuple getstate() const { return py::make_tuple(X, T, J, p0, options_dict(options)); }
+  static SolverObject* setstate(const py::tuple& t) {
+    if (t.size() != 5) throw std::runtime_error("invalid pickled solver state");
+    return new SolverObject(t[0].cast<MatrixXd>(), t[1].cast<MatrixXi>(), t[2].cast<SparseMatrix>(),
+                            t[3].cast<VectorXd>(), options_from_dict(t[4].cast<py::dict>()));
+  }
 };
+using FullCDObject = SolverObject<FullCD>;
+using FastCDObject = SolverObject<FastCD>;
+
+/// The properties both solver classes have.
+template <class Obj, class Cls>
+void common_solver_properties(Cls& c) {
+  c.def("step", &Obj::step, "s"_a, "s_dot"_a, "p"_a, "p_dot"_a, "p_next"_a, "iterations"_a = -1,
+        "The state after one step; same shape as s ((n,) or (n, 1)).")
+      .def("lift", [](const Obj& o, const VecRef& s) { return o.sys.lift(s); }, "s"_a, "u_c of a state.")
+      .def_property_readonly("J", [](const Obj& o) { return o.sys.J(); })
+      .def_property_readonly("p0", [](const Obj& o) { return o.sys.p0(); })
+      .def_property_readonly("D", [](const Obj& o) { return o.sys.D(); })
+      .def_property_readonly("C", [](const Obj& o) { return o.sys.constraint().C; })
+      .def_property_readonly("Mv", [](const Obj& o) { return o.sys.Mv(); })
+      .def_property_readonly("constraint_rank", [](const Obj& o) { return o.sys.constraint().rank; })
+      .def_property_readonly("state_dim", [](const Obj& o) { return o.sys.state_dim(); })
+      .def_property_readonly("n_rot", [](const Obj& o) { return o.sys.n_rot(); })
+      .def_property_readonly("dim", [](const Obj& o) { return o.sys.dim(); })
+      .def_property_readonly("dt", [](const Obj& o) { return o.sys.options().dt; })
+      .def_property_readonly("iterations", [](const Obj& o) { return o.sys.options().iterations; })
+      .def_property_readonly("memory_bytes", [](const Obj& o) { return o.sys.memory_bytes(); })
+      .def("__copy__", [](const Obj& o) { return new Obj(o); })
+      .def("__deepcopy__", [](const Obj& o, const py::dict&) { return new Obj(o); }, "memo"_a)
+      .def(py::pickle([](const Obj& o) { return o.getstate(); }, [](const py::tuple& t) { return Obj::setstate(t); }));
+}
 
 /// Lets Python subclass fastcd.Rig: `positions(p)` returns the (n*dim,) positions; `jacobian(p)`
 /// is optional (finite differences of positions otherwise). Calls take the GIL.
@@ -165,21 +243,18 @@ class PyRig : public Rig {
   }
 };
 
-/// Full order driven by any rig, keeping its own state (the any-rig roll-out of full_cd.hpp).
-struct RigFullCDObject {
-  std::shared_ptr<Rig> rig;
-  FullCD sys;
-  CDState state;
-  FullCDWorkspace ws;
-  VectorXd advance(const VecRef& p_next) {
-    full_cd_advance(sys, *rig, state, p_next, ws);
-    return state.s;
-  }
-  double residual() const {  // ||J(p)^T M D u_c|| / (||C|| ||u_c||) for the current frame's constraint
-    const double un = state.s.norm();
-    return un > 0 ? (sys.constraint.C * state.s).norm() / (sys.constraint.C.norm() * un) : 0.0;
-  }
-};
+py::dict stats_dict(const Simulation& s) {
+  const SimulationStats& st = s.stats();
+  py::dict d;
+  d["steps"] = st.steps;
+  d["step_seconds"] = st.step_seconds;
+  d["mean_step_seconds"] = st.mean_step_seconds();
+  d["max_residual"] = st.max_residual;
+  d["max_kinetic_energy"] = st.max_kinetic_energy;
+  d["mean_kinetic_energy"] = st.mean_kinetic_energy();
+  d["precompute_seconds"] = s.precompute_seconds();
+  return d;
+}
 
 }  // namespace
 
@@ -201,104 +276,137 @@ void bind_cd(py::module_& m) {
       .def(py::init([](const SparseMatrix& J, const VecRef& p0, Index dim, const std::string& name) {
              return std::make_shared<LinearRig>(J, p0, dim, name);
            }),
-           "J"_a, "p0"_a, "dim"_a, "name"_a = "linear");
-  m.def("cage_rig",
-        [](const MatRef& X, const MatRef& cage_V, const IdxRef& cage_F, const std::string& kind, int resolution) {
-          if (kind != "mvc" && kind != "harmonic")
-            throw std::invalid_argument("kind must be 'mvc' or 'harmonic', got '" + kind + "'");
-          return std::make_shared<LinearRig>(cage_rig(X, cage_V, cage_F,
-                                                      kind == "mvc" ? CageCoordinates::MeanValue : CageCoordinates::Harmonic,
-                                                      resolution));
-        },
-        "X"_a, "cage_V"_a, "cage_F"_a, "kind"_a = "mvc", "resolution"_a = 128, "Cage rig, p = cage vertex positions.");
+           "J"_a, "p0"_a, "dim"_a, "name"_a = "linear")
+      .def_readonly("J", &LinearRig::J)
+      .def_readonly("p0", &LinearRig::p0);
+  m.def(
+      "cage_rig",
+      [](const MatRef& X, const MatRef& cage_V, const IdxRef& cage_F, const std::string& kind, int resolution) {
+        if (kind != "mvc" && kind != "harmonic")
+          throw std::invalid_argument("kind must be 'mvc' or 'harmonic', got '" + kind + "'");
+        return std::make_shared<LinearRig>(
+            cage_rig(X, cage_V, cage_F, kind == "mvc" ? CageCoordinates::MeanValue : CageCoordinates::Harmonic,
+                     resolution));
+      },
+      "X"_a, "cage_V"_a, "cage_F"_a, "kind"_a = "mvc", "resolution"_a = 128, "Cage rig, p = cage vertex positions.");
+  m.def(
+      "point_handle_rig",
+      [](const MatRef& X, const IdxRef& T, const std::vector<Index>& handles, const SparseMatrix& Mv) {
+        return std::make_shared<LinearRig>(point_handle_rig(X, T, handles, Mv));
+      },
+      "X"_a, "T"_a, "handles"_a, "Mv"_a, "Point handles at mesh vertices with biharmonic weights (LBS).");
+  m.def("extremity_vertices", &extremity_vertices, "X"_a, "Vertices of smallest and largest x, y (, z).");
   m.def("finite_difference_jacobian", &finite_difference_jacobian, "rig"_a, "p"_a, "eps"_a = 1e-6);
 
-  py::class_<RigFullCDObject>(m, "RigFullCD",
-                              "Full-order complementary dynamics for any rig (C++ or Python); nonlinear rigs get "
-                              "their constraint rebuilt from J(p) every step.")
-      .def(py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, double h, double ym, double pr,
-                       double rho, int iterations) {
-             const CDOptions o = make_options(h, ym, pr, rho, iterations, CDOptions{}.modes, CDOptions{}.clusters,
-                                              "diffusion", 1.0);
-             auto* obj = new RigFullCDObject{rig, full_cd_precompute(X, T, *rig, o), {}, {}};
-             obj->state = full_cd_initial_state(obj->sys, *rig);
-             return obj;
-           }),
-           "X"_a, "T"_a, "rig"_a, "h"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3, "iterations"_a = 10,
-           // A Python subclass's overrides live in its Python object: keep it alive with the system.
-           py::keep_alive<1, 4>())
-      .def("advance", &RigFullCDObject::advance, "p_next"_a, "Steps to rig pose p_next; returns u_c (n*dim,).")
-      .def("positions", [](const RigFullCDObject& o) { return VectorXd(o.state.x + o.state.s); },
-           "Rig positions plus u_c (n*dim,).")
-      .def("residual", &RigFullCDObject::residual, "||J(p)^T M D u_c|| / (||C|| ||u_c||) now.")
-      .def_property_readonly("constraint_rank", [](const RigFullCDObject& o) { return o.sys.constraint.rank; });
-
-
-  m.def("rig_rest", &rig_rest, "J"_a, "Mv"_a, "X"_a, "p0 = argmin_p ||J p - flatten(X)||_Mv.");
+  m.def("rig_rest", &rig_rest, "J"_a, "Mv"_a, "X"_a,
+        "p0 = argmin_p ||J p - flatten(X)||_Mv (minimum norm when J has dependent columns).");
   m.def(
       "momentum_leak_field",
-      [](const MatRef& X, const IdxRef& T, const std::string& leak, double dt) {
-        LeakFieldOptions o;
-        o.kind = leak_kind(leak);
-        o.dt = dt;
-        return momentum_leak_field(X, T, o);
+      [](const MatRef& X, const IdxRef& T, const py::object& leak, double dt) {
+        return momentum_leak_field(X, T, leak_options(leak, dt, X.rows()));
       },
       "X"_a, "T"_a, "leak"_a = "diffusion", "dt"_a = 1.0, "Per-vertex momentum-leak field D in [0, 1].");
 
-  py::class_<FullCDObject>(m, "FullCDSystem", "Precomputed full-order complementary dynamics (C++ FullCD).")
-      .def(py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, double h,
-                       double ym, double pr, double rho, int iterations, const std::string& leak, double leak_dt) {
-             const CDOptions o = make_options(h, ym, pr, rho, iterations, CDOptions{}.modes, CDOptions{}.clusters,
-                                              leak, leak_dt);
-             return new FullCDObject{full_cd_precompute(X, T, J, p0, o)};
+  auto full = py::class_<FullCDObject>(m, "FullCD", "Precomputed full-order complementary dynamics (C++ FullCD).");
+  full.def(py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, double dt,
+                       double ym, double pr, double rho, int iterations, const py::object& leak, double leak_dt,
+                       const py::object& gravity, double tolerance) {
+             return new FullCDObject(X, T, J, p0,
+                                     make_options(dt, ym, pr, rho, iterations, CDOptions{}.modes,
+                                                  CDOptions{}.clusters, leak, leak_dt, gravity, tolerance, X.rows()));
            }),
-           "X"_a, "T"_a, "J"_a, "p0"_a, "h"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
-           "iterations"_a = 10, "leak"_a = "diffusion", "leak_dt"_a = 1.0)
-      .def("step", &FullCDObject::step, "uc"_a, "uc_dot"_a, "p"_a, "p_dot"_a, "p_next"_a, "iterations"_a = -1,
-           "u_c after one step; same shape as uc ((n,) or (n, 1)).")
-      .def_property_readonly("J", [](const FullCDObject& o) { return o.sys.J; })
-      .def_property_readonly("p0", [](const FullCDObject& o) { return o.sys.p0; })
-      .def_property_readonly("D", [](const FullCDObject& o) { return o.sys.D; })
-      .def_property_readonly("C", [](const FullCDObject& o) { return o.sys.constraint.C; })
-      .def_property_readonly("constraint_rank", [](const FullCDObject& o) { return o.sys.constraint.rank; })
-      .def_property_readonly("state_dim", [](const FullCDObject& o) { return o.sys.state_dim(); })
-      .def_property_readonly("n_rot", [](const FullCDObject& o) { return o.sys.n_rot(); })
-      .def_property_readonly("dim", [](const FullCDObject& o) { return o.sys.dim; })
-      .def_property_readonly("h", [](const FullCDObject& o) { return o.sys.options.h; })
-      .def_property_readonly("iterations", [](const FullCDObject& o) { return o.sys.options.iterations; });
+           "X"_a, "T"_a, "J"_a, "p0"_a, "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3, "iterations"_a = 10,
+           "leak"_a = "diffusion", "leak_dt"_a = 1.0, "gravity"_a = py::none(), "tolerance"_a = 0.0);
+  common_solver_properties<FullCDObject>(full);
 
-  py::class_<FastCDObject>(m, "FastCDSystem", "Precomputed fast complementary dynamics (C++ FastCD).")
-      .def(py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, int modes,
-                       int clusters, double h, double ym, double pr, double rho, int iterations,
-                       const std::string& leak, double leak_dt) {
-             const CDOptions o = make_options(h, ym, pr, rho, iterations, modes, clusters, leak, leak_dt);
-             return new FastCDObject{fast_cd_precompute(X, T, J, p0, o), FastCDWorkspace{}};
+  auto fast = py::class_<FastCDObject>(m, "FastCD", "Precomputed fast complementary dynamics (C++ FastCD).");
+  fast.def(py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, int modes,
+                       int clusters, double dt, double ym, double pr, double rho, int iterations,
+                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance) {
+             return new FastCDObject(X, T, J, p0,
+                                     make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt,
+                                                  gravity, tolerance, X.rows()));
            }),
-           "X"_a, "T"_a, "J"_a, "p0"_a, "modes"_a = 10, "clusters"_a = 20, "h"_a = 1e-2, "ym"_a = 1e5,
-           "pr"_a = 0.0, "rho"_a = 1e3, "iterations"_a = 10, "leak"_a = "diffusion", "leak_dt"_a = 1.0)
-      .def("step", &FastCDObject::step, "z"_a, "z_dot"_a, "p"_a, "p_dot"_a, "p_next"_a, "iterations"_a = -1,
-           "z after one step; same shape as z ((m,) or (m, 1)). Not thread-safe (shared workspace).")
-      .def("lift", [](const FastCDObject& o, const VecRef& z) { return fast_cd_lift(o.sys, z); }, "z"_a,
-           "u_c = B z.")
-      .def_property_readonly("J", [](const FastCDObject& o) { return o.sys.J; })
-      .def_property_readonly("p0", [](const FastCDObject& o) { return o.sys.p0; })
-      .def_property_readonly("D", [](const FastCDObject& o) { return o.sys.D; })
-      .def_property_readonly("C", [](const FastCDObject& o) { return o.sys.constraint.C; })
-      .def_property_readonly("constraint_rank", [](const FastCDObject& o) { return o.sys.constraint.rank; })
-      .def_property_readonly(
-          "B", [](const FastCDObject& o) -> const MatrixXd& { return o.sys.B; },
+           "X"_a, "T"_a, "J"_a, "p0"_a, "modes"_a = 10, "clusters"_a = 20, "dt"_a = 1e-2, "ym"_a = 1e5,
+           "pr"_a = 0.0, "rho"_a = 1e3, "iterations"_a = 10, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
+           "gravity"_a = py::none(), "tolerance"_a = 0.0);
+  common_solver_properties<FastCDObject>(fast);
+  fast.def_property_readonly(
+          "B", [](const FastCDObject& o) -> const MatrixXd& { return o.sys.B(); },
           py::return_value_policy::reference_internal)
       .def_property_readonly(
-          "W", [](const FastCDObject& o) -> const MatrixXd& { return o.sys.W; },
+          "W", [](const FastCDObject& o) -> const MatrixXd& { return o.sys.W(); },
           py::return_value_policy::reference_internal)
-      .def_property_readonly("E", [](const FastCDObject& o) { return o.sys.E; })
-      .def_property_readonly("labels", [](const FastCDObject& o) { return o.sys.labels; })
-      .def_property_readonly("structural_residual", [](const FastCDObject& o) { return o.sys.structural_residual; })
-      .def_property_readonly("state_dim", [](const FastCDObject& o) { return o.sys.state_dim(); })
-      .def_property_readonly("n_rot", [](const FastCDObject& o) { return o.sys.n_rot(); })
-      .def_property_readonly("dim", [](const FastCDObject& o) { return o.sys.dim; })
-      .def_property_readonly("h", [](const FastCDObject& o) { return o.sys.options.h; })
-      .def_property_readonly("iterations", [](const FastCDObject& o) { return o.sys.options.iterations; });
+      .def_property_readonly(
+          "Phi", [](const FastCDObject& o) -> const MatrixXd& { return o.sys.Phi(); },
+          py::return_value_policy::reference_internal)
+      .def_property_readonly("eigenvalues", [](const FastCDObject& o) { return o.sys.eigenvalues(); })
+      .def_property_readonly("labels", [](const FastCDObject& o) { return o.sys.labels(); })
+      .def_property_readonly("structural_residual", [](const FastCDObject& o) { return o.sys.structural_residual(); })
+      .def_property_readonly("modes", [](const FastCDObject& o) { return o.sys.options().modes; })
+      .def_property_readonly("clusters", [](const FastCDObject& o) { return o.sys.n_rot(); });
+
+  py::class_<Simulation>(m, "Simulation", py::dynamic_attr(),
+                         "Complementary dynamics of a mesh under a rig, for either solver (C++ Simulation).")
+      .def(py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, const std::string& solver,
+                       double dt, double ym, double pr, double rho, int iterations, int modes, int clusters,
+                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance,
+                       bool dynamics, bool monitor) {
+             SimulationOptions o;
+             o.solver = solver_kind(solver);
+             o.cd = make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity, tolerance,
+                                 X.rows());
+             o.dynamics = dynamics;
+             o.monitor = monitor;
+             if (!rig) throw std::invalid_argument("Simulation needs a rig");
+             std::shared_ptr<const Rig> r = rig;
+             py::gil_scoped_release release;
+             return new Simulation(X, T, r, o);
+           }),
+           "X"_a, "T"_a, "rig"_a, "solver"_a = "full", "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
+           "iterations"_a = 10, "modes"_a = 10, "clusters"_a = 20, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
+           "gravity"_a = py::none(), "tolerance"_a = 0.0, "dynamics"_a = true, "monitor"_a = true,
+           // A Python subclass's overrides live in its Python object: keep it alive with the simulation.
+           py::keep_alive<1, 4>())
+      .def(
+          "advance",
+          [](Simulation& s, const VecRef& p_next) {
+            const VectorXd p = p_next;
+            py::gil_scoped_release release;
+            s.advance(p);
+          },
+          "p_next"_a, "One time step to rig pose p_next.")
+      .def("reset", &Simulation::reset, "Back to the rest pose, at rest.")
+      .def("positions", &Simulation::positions, "Rig + complementary positions (n, dim).")
+      .def("rig_positions", &Simulation::rig_positions, "The rig's positions (n, dim).")
+      .def("displacement", &Simulation::displacement, "u_c (n, dim).")
+      .def("velocities", &Simulation::velocities, "Vertex velocities (n, dim).")
+      .def("residual", &Simulation::residual, "||J^T M D u_c|| / (||C|| ||u_c||) now.")
+      .def("kinetic_energy", &Simulation::kinetic_energy, "1/2 u_c_dot^T M u_c_dot now.")
+      .def_property_readonly("stats", &stats_dict)
+      .def_property_readonly("state", [](const Simulation& s) { return s.state().s; })
+      .def_property_readonly("p", [](const Simulation& s) { return s.state().p; })
+      .def_property_readonly("step_count", &Simulation::step_count)
+      .def_property_readonly("time", &Simulation::time)
+      .def_property_readonly("solver", [](const Simulation& s) { return to_string(s.solver()); })
+      .def_property_readonly("dim", &Simulation::dim)
+      .def_property_readonly("num_vertices", &Simulation::num_vertices)
+      .def_property_readonly("num_params", &Simulation::num_params)
+      .def_property_readonly("dt", [](const Simulation& s) { return s.options().cd.dt; })
+      .def_property_readonly("constraint_rank", [](const Simulation& s) { return s.constraint().rank; })
+      .def_property_readonly("C", [](const Simulation& s) { return s.constraint().C; })
+      .def_property_readonly("D", &Simulation::D)
+      .def_property_readonly("rest_params", [](const Simulation& s) { return s.rig().rest_params(); })
+      .def_property_readonly("memory_bytes", &Simulation::memory_bytes)
+      .def("__copy__", [](const Simulation& s) { return new Simulation(s); }, py::keep_alive<0, 1>())
+      .def(
+          "__deepcopy__", [](const Simulation& s, const py::dict&) { return new Simulation(s); }, "memo"_a,
+          py::keep_alive<0, 1>())
+      .def("__reduce__", [](const Simulation&) -> py::object {
+        throw py::type_error(
+            "a fastcd.Simulation cannot be pickled (its rig may be Python code); pickle what it was built from "
+            "(the mesh, the rig's J and p0, the options) and build it again, or use copy.deepcopy in one process");
+      });
 }
 
 }  // namespace fastcd::python

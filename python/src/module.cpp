@@ -1,5 +1,5 @@
 // fastcd._fastcd: the compiled half of the `fastcd` Python package. One binding file per
-// library folder (geometry, subspace, solvers, cd); the Pythonic signatures (simkit's names,
+// library folder (geometry, subspace, solvers, cd, io + scene); the Pythonic signatures (simkit's names,
 // defaults and return tuples) live in python/fastcd/*.py, which call these thin wrappers
 // with inputs already converted to contiguous float64 / int32 arrays.
 //
@@ -14,6 +14,7 @@ void bind_geometry(py::module_& m);
 void bind_subspace(py::module_& m);
 void bind_solvers(py::module_& m);
 void bind_cd(py::module_& m);
+void bind_io(py::module_& m);
 }  // namespace fastcd::python
 
 PYBIND11_MODULE(_fastcd, m) {
@@ -22,4 +23,5 @@ PYBIND11_MODULE(_fastcd, m) {
   fastcd::python::bind_subspace(m);
   fastcd::python::bind_solvers(m);
   fastcd::python::bind_cd(m);
+  fastcd::python::bind_io(m);
 }

@@ -90,9 +90,6 @@ def test_step_shape_errors():
 def test_runtime_errors():
     X, T = fastcd.beam(12, 3)
     Mv = fastcd.elastic_operators(X, T)["Mv"]
-    J = fastcd.lbs_jacobian(X, np.ones((X.shape[0], 2)))  # two identical bones: J^T M J singular
-    with pytest.raises(RuntimeError, match="singular"):
-        fastcd.rig_rest(J, Mv, X)
     B = np.ones((5, 2))
     with pytest.raises(RuntimeError, match="singular"):
         fastcd.project_into_subspace(np.arange(5.0), B)

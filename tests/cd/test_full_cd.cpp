@@ -15,37 +15,40 @@ const BeamFull& beam_full() {
   return f;
 }
 
-TEST(FullCD, SimkitParityOnTheSeedBeam) {
+TEST(FullCD, SimkitParityOnTheTutorialBeam) {
   const auto ref = test::simkit_reference();
   const auto& f = beam_full();
-  EXPECT_EQ(f.sys.constraint.rank, 6);
-  CDState s = full_cd_initial_state(f.sys);
+  EXPECT_EQ(f.sys.constraint().rank, 6);
+  Simulation sim(f.b.X, f.b.T, f.rig.J, f.rig.p0);
   double max_violation = 0.0, max_rel = 0.0;
   for (int i = 0; i < 120; ++i) {
-    full_cd_advance(f.sys, s, metronome_pose(f.rig.p0, 2, i));
-    const VectorXd Cu = f.sys.constraint.C * s.s;
+    sim.advance(metronome_pose(f.rig.p0, 2, i));
+    const VectorXd& uc = sim.state().s;
+    const VectorXd Cu = f.sys.constraint().C * uc;
     max_violation = std::max(max_violation, Cu.norm());
-    if (s.s.norm() > 0) max_rel = std::max(max_rel, Cu.norm() / (MatrixXd(f.sys.constraint.C).norm() * s.s.norm()));
+    if (uc.norm() > 0) max_rel = std::max(max_rel, Cu.norm() / (MatrixXd(f.sys.constraint().C).norm() * uc.norm()));
     const int step = i + 1;
     if (step == 10 || step == 40 || step == 120) {
-      const double err = test::relative_error(full_cd_positions(f.sys, s), test::reference_positions(ref, "positions_full", step));
+      const double err = test::relative_error(sim.positions(), test::reference_positions(ref, "positions_full", step));
       EXPECT_LE(err, 1e-8) << "step " << step;
       RecordProperty("full_rel_err_step_" + std::to_string(step), test::sci(err));
     }
   }
   EXPECT_LE(max_rel, 1e-10);
+  EXPECT_LE(sim.stats().max_residual, 1e-10);  // the simulation's own measure agrees
   EXPECT_LE(max_violation, 1e-10);  // simkit: 1.2e-13
 }
 
 TEST(FullCD, IterationsNeverIncreaseTheStepEnergy) {
   const auto& f = beam_full();
-  CDState s = full_cd_initial_state(f.sys);
-  for (int i = 0; i < 12; ++i) full_cd_advance(f.sys, s, metronome_pose(f.rig.p0, 2, i));
+  Simulation sim(f.b.X, f.b.T, f.rig.J, f.rig.p0);
+  for (int i = 0; i < 12; ++i) sim.advance(metronome_pose(f.rig.p0, 2, i));
+  const CDState& s = sim.state();
   const VectorXd p_next = metronome_pose(f.rig.p0, 2, 12);
-  double prev = full_cd_energy(f.sys, s.s, s.s, s.s_dot, s.p, s.p_dot, p_next);
+  double prev = f.sys.energy(s.s, s.s, s.s_dot, s.p, s.p_dot, p_next);
   for (int it = 1; it <= 10; ++it) {
-    const VectorXd u = full_cd_step(f.sys, s.s, s.s_dot, s.p, s.p_dot, p_next, it);
-    const double e = full_cd_energy(f.sys, u, s.s, s.s_dot, s.p, s.p_dot, p_next);
+    const VectorXd u = f.sys.step(s.s, s.s_dot, s.p, s.p_dot, p_next, it);
+    const double e = f.sys.energy(u, s.s, s.s_dot, s.p, s.p_dot, p_next);
     EXPECT_LE(e, prev * (1 + 1e-12)) << "iteration " << it;
     prev = e;
   }
@@ -60,23 +63,24 @@ TEST(FullCD, RigidRigMotionAtRestLeavesNoComplementaryDisplacement) {
   A << R, Eigen::Vector3d(0.3, -1.0, 2.0);
   const VectorXd p = A.reshaped();
   const VectorXd zero = VectorXd::Zero(sys.state_dim());
-  const VectorXd u = full_cd_step(sys, zero, zero, p, VectorXd::Zero(12), p);
+  const VectorXd u = sys.step(zero, zero, p, VectorXd::Zero(12), p);
   EXPECT_LT(u.cwiseAbs().maxCoeff(), 1e-10);
 }
 
 TEST(FullCD, ThreeDimensionalRolloutKeepsTheConstraint) {
   const test::Small3D t;
-  const FullCD sys = full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0);
-  EXPECT_EQ(sys.constraint.rank, 12);
-  CDState s = full_cd_initial_state(sys);
-  const double Cn = MatrixXd(sys.constraint.C).norm();
+  Simulation sim(t.m.X, t.m.T, t.rig.J, t.rig.p0);
+  const FullCD& sys = *sim.full();
+  EXPECT_EQ(sys.constraint().rank, 12);
+  const CDState& s = sim.state();
+  const double Cn = MatrixXd(sys.constraint().C).norm();
   for (int i = 0; i < 30; ++i) {
     VectorXd p = metronome_pose(t.rig.p0, 3, i, 0.5, 20.0);
     p(p.size() - 1) = 0.3 * std::sin(0.2 * i);  // move in z too
-    full_cd_advance(sys, s, p);
+    sim.advance(p);
     ASSERT_TRUE(s.s.allFinite());
     if (s.s.norm() > 0) {
-      EXPECT_LE((sys.constraint.C * s.s).norm() / (Cn * s.s.norm()), 1e-10) << "step " << i;
+      EXPECT_LE((sys.constraint().C * s.s).norm() / (Cn * s.s.norm()), 1e-10) << "step " << i;
     }
   }
   EXPECT_GT(s.s.norm(), 1e-6);  // there is secondary motion
@@ -98,18 +102,19 @@ TEST(FullCD, RankDeficientRigIsReducedAndStillHolds) {
   for (int b = 0; b < 2; ++b)
     for (int i = 0; i < 3; ++i) p0(b * 12 + i * 3 + i) = 1.0;
   // surface-only bone at identity too would double-count; keep it at zero (rest = J p0).
-  const FullCD sys = full_cd_precompute(t.m.X, t.m.T, J, p0);
-  EXPECT_EQ(sys.constraint.rank, 12);
-  CDState s = full_cd_initial_state(sys);
-  const double Cn = MatrixXd(sys.constraint.C).norm();
+  Simulation sim(t.m.X, t.m.T, J, p0);
+  const FullCD& sys = *sim.full();
+  EXPECT_EQ(sys.constraint().rank, 12);
+  const CDState& s = sim.state();
+  const double Cn = MatrixXd(sys.constraint().C).norm();
   for (int i = 0; i < 15; ++i) {
     VectorXd p = p0;
     p(9) = 0.4 * std::sin(0.3 * i);  // translate bone 0
     p(35) = 0.1 * std::sin(0.5 * i); // and the surface bone
-    full_cd_advance(sys, s, p);
+    sim.advance(p);
     ASSERT_TRUE(s.s.allFinite());
     if (s.s.norm() > 0) {
-      EXPECT_LE((sys.constraint.C * s.s).norm() / (Cn * s.s.norm()), 1e-10);
+      EXPECT_LE((sys.constraint().C * s.s).norm() / (Cn * s.s.norm()), 1e-10);
     }
   }
 }
@@ -118,28 +123,29 @@ TEST(FullCD, CollinearInteriorRankIsDetected) {
   // 6 x 3 x 3 grid: every vertex with D > 0 lies on the centre line, so J^T M D of an affine
   // handle (12 rows) has rank 6 (rotations about that line and stretches across it vanish).
   const test::Small3D t(6, 3, 3);
-  const FullCD sys = full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0);
-  EXPECT_EQ(sys.constraint.rank, 6);
-  CDState s = full_cd_initial_state(sys);
-  const double Cn = MatrixXd(sys.constraint.C).norm();
+  Simulation sim(t.m.X, t.m.T, t.rig.J, t.rig.p0);
+  const FullCD& sys = *sim.full();
+  EXPECT_EQ(sys.constraint().rank, 6);
+  const CDState& s = sim.state();
+  const double Cn = MatrixXd(sys.constraint().C).norm();
   for (int i = 0; i < 10; ++i) {
-    full_cd_advance(sys, s, metronome_pose(t.rig.p0, 3, i, 0.5, 20.0));
+    sim.advance(metronome_pose(t.rig.p0, 3, i, 0.5, 20.0));
     ASSERT_TRUE(s.s.allFinite());
   }
-  EXPECT_LE((sys.constraint.C * s.s).norm() / (Cn * s.s.norm()), 1e-10);
+  EXPECT_LE((sys.constraint().C * s.s).norm() / (Cn * s.s.norm()), 1e-10);
 }
 
 TEST(FullCD, RejectsBadInput) {
   const auto& f = beam_full();
   CDOptions bad;
-  bad.h = -1;
-  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, bad); }, "time step h");
+  bad.dt = -1;
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, bad); }, "time step dt");
   test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, VectorXd::Zero(5)); }, "p0 has 5");
   const VectorXd z = VectorXd::Zero(400);
-  test::expect_throw_with<std::invalid_argument>([&] { full_cd_step(f.sys, z, z, f.rig.p0, f.rig.p0, VectorXd::Zero(3)); }, "rig poses need 6");
+  test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(z, z, f.rig.p0, f.rig.p0, VectorXd::Zero(3)); }, "rig poses need 6");
   VectorXd nan = z;
   nan(3) = std::nan("");
-  test::expect_throw_with<std::invalid_argument>([&] { full_cd_step(f.sys, nan, z, f.rig.p0, f.rig.p0, f.rig.p0); }, "non-finite");
+  test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(nan, z, f.rig.p0, f.rig.p0, f.rig.p0); }, "non-finite");
 }
 
 }  // namespace

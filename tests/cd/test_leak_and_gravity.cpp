@@ -34,24 +34,27 @@ TEST(Gravity, SagsTheComplementaryPartAndKeepsTheConstraint) {
   CDOptions o;
   o.gravity = Eigen::Vector3d(0, -9.8, 0);
   o.leak.kind = LeakFieldKind::Poisson;
-  const FullCD full = full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0, o);
-  o.modes = 4;
-  o.clusters = 8;
-  const FastCD fast = fast_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0, o);
-  CDState sf = full_cd_initial_state(full), sr = fast_cd_initial_state(fast);
-  FastCDWorkspace ws;
+  SimulationOptions so;
+  so.cd = o;
+  Simulation full_sim(t.m.X, t.m.T, t.rig.J, t.rig.p0, so);
+  so.solver = SolverKind::Fast;
+  so.cd.modes = 4;
+  so.cd.clusters = 8;
+  Simulation fast_sim(t.m.X, t.m.T, t.rig.J, t.rig.p0, so);
   for (int i = 0; i < 20; ++i) {
-    full_cd_advance(full, sf, t.rig.p0);  // the rig holds still
-    fast_cd_advance(fast, sr, t.rig.p0, ws);
+    full_sim.advance(t.rig.p0);  // the rig holds still
+    fast_sim.advance(t.rig.p0);
   }
-  const VectorXd ur = fast_cd_lift(fast, sr.s);
-  for (const VectorXd* u : std::array<const VectorXd*, 2>{&sf.s, &ur}) {
+  const FullCD& full = *full_sim.full();
+  const VectorXd f_ext = full.Mv() * o.gravity.replicate(t.m.X.rows(), 1);
+  const VectorXd uf = flatten(full_sim.displacement()), ur = flatten(fast_sim.displacement());
+  for (const VectorXd* u : std::array<const VectorXd*, 2>{&uf, &ur}) {
     const MatrixXd U = unflatten(*u, 3);
     EXPECT_GT(U.norm(), 1e-8);
     // Rig-orthogonal (the D-weighted mean displacement is zero), yet gravity does positive work
     // on it: the tissue where momentum leaks (D < 1) sags.
-    EXPECT_LE((full.constraint.C * *u).norm() / (MatrixXd(full.constraint.C).norm() * u->norm()), 1e-10);
-    EXPECT_GT(full.f_ext.dot(*u), 0.0);
+    EXPECT_LE((full.constraint().C * *u).norm() / (MatrixXd(full.constraint().C).norm() * u->norm()), 1e-10);
+    EXPECT_GT(f_ext.dot(*u), 0.0);
   }
   // Wrong-sized gravity is rejected.
   CDOptions bad;
@@ -65,10 +68,10 @@ TEST(Gravity, EnergyStillDecreasesPerIteration) {
   o.gravity = Eigen::Vector3d(0, -9.8, 0);
   const FullCD full = full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0, o);
   const VectorXd z = VectorXd::Zero(full.state_dim()), p = metronome_pose(t.rig.p0, 3, 5, 0.3, 20.0);
-  double prev = full_cd_energy(full, z, z, z, t.rig.p0, VectorXd::Zero(12), p);
+  double prev = full.energy(z, z, z, t.rig.p0, VectorXd::Zero(12), p);
   for (int it = 1; it <= 6; ++it) {
-    const VectorXd u = full_cd_step(full, z, z, t.rig.p0, VectorXd::Zero(12), p, it);
-    const double e = full_cd_energy(full, u, z, z, t.rig.p0, VectorXd::Zero(12), p);
+    const VectorXd u = full.step(z, z, t.rig.p0, VectorXd::Zero(12), p, it);
+    const double e = full.energy(u, z, z, t.rig.p0, VectorXd::Zero(12), p);
     EXPECT_LE(e, prev + 1e-9 * std::abs(prev));
     prev = e;
   }

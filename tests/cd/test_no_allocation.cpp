@@ -1,4 +1,5 @@
-// The fast step must not allocate once its workspace is sized. This test binary replaces the
+// The fast step (and a Simulation with the monitor off) must not allocate once its workspace is
+// sized. This test binary replaces the
 // global operator new to count allocations (a separate executable, so no other test is affected).
 #include <gtest/gtest.h>
 
@@ -45,23 +46,33 @@ TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
     o.modes = modes;
     o.clusters = clusters;
     const FastCD sys = fast_cd_precompute(m.X, m.T, rig.J, rig.p0, o);
-    FastCDWorkspace ws;
+    FastCD::Workspace ws;
     VectorXd z = VectorXd::Zero(sys.state_dim()), z_dot = z, z_out = z;
     VectorXd p = rig.p0, p_dot = VectorXd::Zero(p.size()), p_next = metronome_pose(rig.p0, dim, 1);
-    fast_cd_step(sys, z, z_dot, p, p_dot, p_next, z_out, ws);  // sizes the workspace
+    sys.step(z, z_dot, p, p_dot, p_next, z_out, ws);  // sizes the workspace
     const long before = g_allocations.load();
     for (int i = 0; i < 20; ++i) {
-      fast_cd_step(sys, z, z_dot, p, p_dot, p_next, z_out, ws);
+      sys.step(z, z_dot, p, p_dot, p_next, z_out, ws);
       z = z_out;
     }
     EXPECT_EQ(g_allocations.load() - before, 0) << dim << "D, " << modes << " modes, folded " << sys.folded();
-    // The roll-out helper too, once its workspace has seen one step.
-    CDState state = fast_cd_initial_state(sys);
-    fast_cd_advance(sys, state, p_next, ws);
+    // FastCD::advance too, once its workspace has seen one step.
+    CDState state = sys.initial_state();
+    sys.advance(state, p_next, ws);
     const long before_advance = g_allocations.load();
-    for (int i = 0; i < 20; ++i) fast_cd_advance(sys, state, p_next, ws);
-    EXPECT_EQ(g_allocations.load() - before_advance, 0) << "fast_cd_advance, " << dim << "D";
+    for (int i = 0; i < 20; ++i) sys.advance(state, p_next, ws);
+    EXPECT_EQ(g_allocations.load() - before_advance, 0) << "FastCD::advance, " << dim << "D";
     EXPECT_TRUE(z.allFinite());
+    // And a whole Simulation step with the monitor off (rig positions, step, velocities).
+    SimulationOptions so;
+    so.solver = SolverKind::Fast;
+    so.cd = o;
+    so.monitor = false;
+    Simulation sim(m.X, m.T, rig.J, rig.p0, so);
+    sim.advance(p_next);
+    const long before_sim = g_allocations.load();
+    for (int i = 0; i < 20; ++i) sim.advance(p_next);
+    EXPECT_EQ(g_allocations.load() - before_sim, 0) << "Simulation::advance, " << dim << "D";
   }
 }
 

@@ -1,11 +1,12 @@
 // The rig interface: every rig's Jacobian against finite differences, rest reproduction, and
 // full order keeping J(p)^T M D u_c = 0 every frame for linear and nonlinear rigs.
 #include <cmath>
+#include <memory>
 #include <numbers>
 
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/rig_io.hpp"
-#include "fastcd/io/scene.hpp"
+#include "fastcd/scene/scene.hpp"
 #include "test_util.hpp"
 
 namespace fastcd {
@@ -56,8 +57,8 @@ TEST(Rigs, LinearRigsJacobiansAndRest) {
 }
 
 TEST(Rigs, WalrusCageRigBothCoordinates) {
-  const MatrixXd X = io::read_obj_2d(kData + "walrus/walrus_data/walrus.obj").X;
-  const io::TgfGraph g = io::read_tgf(kData + "walrus/walrus_data/walrus_cage.tgf");
+  const MatrixXd X = read_obj_2d(kData + "walrus/walrus_data/walrus.obj").X;
+  const TgfGraph g = read_tgf(kData + "walrus/walrus_data/walrus_cage.tgf");
   const MatrixXd C = g.C.leftCols(2);
   for (CageCoordinates kind : {CageCoordinates::MeanValue, CageCoordinates::Harmonic}) {
     const LinearRig rig = cage_rig(X, C, g.E, kind, 64);
@@ -75,10 +76,10 @@ TEST(Rigs, WalrusCageRigBothCoordinates) {
 }
 
 TEST(Rigs, WireRigAnalyticJacobianMatchesFiniteDifferences) {
-  const io::Scene s = [] {
-    io::SceneOptions o;
+  const Scene s = [] {
+    SceneOptions o;
     o.rig = "wire";
-    return io::load_scene(kData + "daisy/daisy_data/daisy.json", o);
+    return load_scene(kData + "daisy/daisy_data/daisy.json", o);
   }();
   const Rig& rig = *s.rig;
   EXPECT_FALSE(rig.is_linear());
@@ -89,76 +90,100 @@ TEST(Rigs, WireRigAnalyticJacobianMatchesFiniteDifferences) {
 
 /// Full order under `rig` over `poses`: the residual ||J(p)^T M D u_c|| / (||C|| ||u_c||) of each
 /// frame's constraint; returns the largest.
-double full_order_max_residual(const Mesh& m, const Rig& rig, const std::vector<VectorXd>& poses, CDOptions o) {
-  FullCD sys = full_cd_precompute(m.X, m.T, rig, o);
-  CDState s = full_cd_initial_state(sys, rig);
-  FullCDWorkspace ws;
+double full_order_max_residual(const Mesh& m, std::shared_ptr<const Rig> rig, const std::vector<VectorXd>& poses,
+                               CDOptions o) {
+  SimulationOptions so;
+  so.cd = o;
+  Simulation sim(m.X, m.T, rig, so);
+  const VectorXd& uc = sim.state().s;
   double worst = 0.0;
   for (const VectorXd& p : poses) {
-    full_cd_advance(sys, rig, s, p, ws);
-    EXPECT_TRUE(s.s.allFinite());
+    sim.advance(p);
+    EXPECT_TRUE(uc.allFinite());
     // Against J(p) itself, not just the solver's stored constraint.
-    const SparseMatrix C = complementarity_constraint(rig.jacobian(p), sys.op.Mv, sys.D, 2).C;
-    if (s.s.norm() > 0) worst = std::max(worst, (C * s.s).norm() / (C.norm() * s.s.norm()));
+    const SparseMatrix C = complementarity_constraint(rig->jacobian(p), sim.full()->Mv(), sim.D(), 2).C;
+    if (uc.norm() > 0) worst = std::max(worst, (C * uc).norm() / (C.norm() * uc.norm()));
   }
+  EXPECT_LE(sim.stats().max_residual, std::max(worst, 1e-14) * 10.0);  // the simulation's own measure agrees
   return worst;
 }
 
+/// A linear rig seen only through the Rig interface (not a LinearRig): the simulation steps it
+/// in rig positions instead of parameters.
+class OpaqueLinearRig : public Rig {
+ public:
+  explicit OpaqueLinearRig(LinearRig r) : r_(std::move(r)) {}
+  Index dim() const override { return r_.dim(); }
+  Index num_vertices() const override { return r_.num_vertices(); }
+  Index num_params() const override { return r_.num_params(); }
+  bool is_linear() const override { return true; }
+  VectorXd rest_params() const override { return r_.p0; }
+  void positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const override { r_.positions(p, x); }
+  SparseMatrix jacobian(const Eigen::Ref<const VectorXd>&) const override { return r_.J; }
+  using Rig::positions;
+
+ private:
+  LinearRig r_;
+};
+
 TEST(Rigs, FullOrderKeepsTheWireConstraintEveryFrame) {
-  io::SceneOptions so;
+  SceneOptions so;
   so.rig = "wire";
-  const io::Scene s = io::load_scene(kData + "daisy/daisy_data/daisy.json", so);
+  const Scene s = load_scene(kData + "daisy/daisy_data/daisy.json", so);
   CDOptions o;
-  o.h = s.dt;
+  o.dt = s.dt;
   o.ym = s.ym;
   o.pr = s.pr;
   const std::vector<VectorXd> poses(s.poses.begin(), s.poses.begin() + 40);
-  EXPECT_LT(full_order_max_residual({s.X, s.T}, *s.rig, poses, o), 1e-8);
+  EXPECT_LT(full_order_max_residual({s.X, s.T}, s.rig, poses, o), 1e-8);
 }
 
 TEST(Rigs, UserDefinedNonlinearRigWithFiniteDifferenceJacobian) {
   const Mesh b = beam(20, 4);
-  const BendRig rig(b.X);
+  const auto rig = std::make_shared<const BendRig>(b.X);
   std::vector<VectorXd> poses;
   for (int i = 1; i <= 30; ++i) poses.push_back(Eigen::Vector2d(0.3 * std::sin(0.2 * i), 0.05 * std::sin(0.1 * i)));
   CDOptions o;
   o.ym = 1e4;
   const double res = full_order_max_residual(b, rig, poses, o);
   EXPECT_LT(res, 1e-8);
-  // The fast solver's subspace is built for one constant J: the CLI and scene layer refuse
-  // nonlinear rigs; the library's LinearRig is the only kind fast_cd_precompute takes.
-  EXPECT_FALSE(rig.is_linear());
+  // The fast solver's subspace is built for one constant J: a simulation refuses nonlinear rigs
+  // by name.
+  EXPECT_FALSE(rig->is_linear());
+  SimulationOptions so;
+  so.solver = SolverKind::Fast;
+  test::expect_throw_with<std::invalid_argument>([&] { Simulation(b.X, b.T, rig, so); },
+                                                 "the fast solver needs a linear rig");
 }
 
 TEST(Rigs, AnyRigApiEqualsTheParameterApiForLinearRigs) {
   const Mesh b = beam(20, 4);
   const SparseMatrix Mv = kron_identity(massmatrix(b.X, b.T, 1e3), 2);
   const LinearRig rig = affine_handle_rig(b.X, Mv);
-  FullCD a = full_cd_precompute(b.X, b.T, rig.J, rig.p0);
-  FullCD r = full_cd_precompute(b.X, b.T, rig);
-  CDState sa = full_cd_initial_state(a), sr = full_cd_initial_state(r, rig);
-  FullCDWorkspace wa, wr;
+  Simulation a(b.X, b.T, rig.J, rig.p0);                                   // steps in parameters
+  Simulation r(b.X, b.T, std::make_shared<const OpaqueLinearRig>(rig));  // steps in rig positions
   for (int i = 0; i < 15; ++i) {
     const VectorXd p = metronome_pose(rig.p0, 2, i, 0.5);
-    full_cd_advance(a, sa, p, wa);
-    full_cd_advance(r, rig, sr, p, wr);
+    a.advance(p);
+    r.advance(p);
   }
-  EXPECT_LT((sa.s - sr.s).norm(), 1e-12 * sa.s.norm());
+  EXPECT_LT((a.state().s - r.state().s).norm(), 1e-12 * a.state().s.norm());
+  EXPECT_LT((a.positions() - r.positions()).norm(), 1e-12 * a.positions().norm());
 }
 
 TEST(Rigs, SceneRigOptionsAreChecked) {
-  io::SceneOptions o;
+  SceneOptions o;
   o.rig = "wire";
   test::expect_throw_with<std::runtime_error>(
-      [&] { io::load_scene(kData + "bird/bird_mouth_data/bird_mouth.json", o); }, "wire rig needs a 2D scene with point handles");
+      [&] { load_scene(kData + "bird/bird_mouth_data/bird_mouth.json", o); }, "wire rig needs a 2D scene with point handles");
   o.rig = "mvc";
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(kData + "daisy/daisy_data/daisy.json", o); },
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(kData + "daisy/daisy_data/daisy.json", o); },
                                               "needs a cage scene");
   o.rig = "lbs";
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(kData + "walrus/walrus_data/walrus.json", o); },
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(kData + "walrus/walrus_data/walrus.json", o); },
                                               "does not apply to a cage scene");
-  const io::Scene w = io::load_scene(kData + "walrus/walrus_data/walrus.json");
-  EXPECT_EQ(w.kind, io::HandleKind::Cage);
+  const Scene w = load_scene(kData + "walrus/walrus_data/walrus.json");
+  EXPECT_EQ(w.kind, HandleKind::Cage);
   EXPECT_EQ(w.poses.size(), 222u);
   EXPECT_EQ(w.rest_pose.size(), 18);
   // The first animation frame is the rest cage (the release starts at rest).

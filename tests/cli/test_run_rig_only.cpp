@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "fastcd/io/pc2_io.hpp"
-#include "fastcd/io/scene.hpp"
+#include "fastcd/scene/scene.hpp"
 #include "test_util.hpp"
 
 namespace fastcd {
@@ -12,8 +12,8 @@ namespace {
 TEST(RunRigOnly, BakedCacheIsTheRigPose) {
   const char* dir = std::getenv("FASTCD_RIG_ONLY_RUN");
   if (!dir) GTEST_SKIP() << "run by ctest after `fastcd run --no-dynamics` (FASTCD_RIG_ONLY_RUN)";
-  const io::Scene s = io::load_scene(std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-cpp/sphere/sphere.json");
-  const io::PointCache pc = io::read_pc2(std::string(dir) + "/animation.pc2");
+  const Scene s = load_scene(std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-cpp/sphere/sphere.json");
+  const PointCache pc = read_pc2(std::string(dir) + "/animation.pc2");
   ASSERT_EQ(pc.frames.size(), s.poses.size());
   ASSERT_GT(s.render_E.rows(), 0);
   const SparseMatrix J = lbs_jacobian(s.X, s.W);

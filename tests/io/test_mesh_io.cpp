@@ -15,15 +15,6 @@
 namespace fastcd {
 namespace {
 
-using io::read_mesh;
-using io::read_obj;
-using io::read_obj_2d;
-using io::read_off;
-using io::read_tetgen;
-using io::write_mesh;
-using io::write_obj;
-using io::write_off;
-using io::write_tetgen;
 using test::expect_throw_with;
 using test::same_matrix;
 using test::shared_data;
@@ -94,7 +85,7 @@ TEST_F(ObjIo, ReadsTheComplementaryDynamics2dMeshes) {
     const VectorXd a = signed_areas(m.X, m.T);
     EXPECT_TRUE((a.array() > 0).all() || (a.array() < 0).all());
     // read_obj keeps the z = 0 column.
-    const io::SurfaceMesh s = read_obj(shared_data(c.file));
+    const SurfaceMesh s = read_obj(shared_data(c.file));
     EXPECT_TRUE(same_matrix(s.V.leftCols(2), m.X));
     EXPECT_EQ(s.V.col(2).cwiseAbs().maxCoeff(), 0.0);
   }
@@ -112,14 +103,14 @@ TEST_F(ObjIo, ReadsTheClosed3dSurfaces) {
                          {"keenan-crane/spot_triangulated.obj", 2930, 5856}};
   for (const Obj3d& c : cases) {
     SCOPED_TRACE(c.file);
-    const io::SurfaceMesh s = read_obj(shared_data(c.file));
+    const SurfaceMesh s = read_obj(shared_data(c.file));
     EXPECT_EQ(s.V.rows(), c.v);
     EXPECT_EQ(s.F.rows(), c.f);
     EXPECT_EQ(boundary_facets(s.F).F.rows(), 0) << "closed: no edge used once";
     EXPECT_EQ(3 * s.F.rows(), 2 * test::count_edges(s.F)) << "every edge used twice";
   }
   // Spot: genus 0 (V - E + F = 2), outward, volume 0.718 (SOURCES.md: 0.71826).
-  const io::SurfaceMesh spot = read_obj(shared_data("keenan-crane/spot_triangulated.obj"));
+  const SurfaceMesh spot = read_obj(shared_data("keenan-crane/spot_triangulated.obj"));
   EXPECT_EQ(spot.V.rows() - test::count_edges(spot.F) + spot.F.rows(), 2);
   EXPECT_NEAR(enclosed_volume(spot.V, spot.F), 0.71826, 5e-6);
 }
@@ -145,7 +136,7 @@ TEST_F(ObjIo, FaceFormsNegativeIndicesPolygonsAndComments) {
                             "f -5 -4 -3\n"   // = 1 2 3
                             "f 1 2 5 3 4\n"  // pentagon: 3 fan triangles
                             "l 1 2\n");
-  const io::SurfaceMesh s = read_obj(p);
+  const SurfaceMesh s = read_obj(p);
   ASSERT_EQ(s.V.rows(), 5);
   MatrixXi F(8, 3);
   F << 0, 1, 2, 0, 2, 3, 1, 4, 2, 0, 1, 2, 0, 1, 2, 0, 1, 4, 0, 4, 2, 0, 2, 3;
@@ -159,7 +150,7 @@ TEST_F(ObjIo, RoundTripIsExact) {
   MatrixXi F(3, 3);
   F << 0, 1, 2, 2, 3, 4, 6, 5, 0;
   write_obj(path("a.obj"), V, F);
-  const io::SurfaceMesh s = read_obj(path("a.obj"));
+  const SurfaceMesh s = read_obj(path("a.obj"));
   EXPECT_TRUE(same_matrix(s.V, V));
   EXPECT_TRUE(same_matrix(s.F, F));
   EXPECT_TRUE(std::signbit(s.V(1, 0))) << "-0.0 keeps its sign";
@@ -263,28 +254,28 @@ TEST_F(OffIo, ReadsCommentsColoursPolygonsAndInlineCounts) {
                             "0 1 0 1 1 1 1\n"
                             "4 0 1 2 3  0.5 0.5 0.5\n"
                             "3 2 1 0\n");
-  const io::SurfaceMesh s = read_off(p);
+  const SurfaceMesh s = read_off(p);
   ASSERT_EQ(s.V.rows(), 4);
   MatrixXi F(3, 3);
   F << 0, 1, 2, 0, 2, 3, 2, 1, 0;
   EXPECT_TRUE(same_matrix(s.F, F));
   EXPECT_EQ(s.V(2, 1), 1.0);
   // Counts on their own line, no header keyword at all.
-  const io::SurfaceMesh t = read_off(put("n.off", "3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"));
+  const SurfaceMesh t = read_off(put("n.off", "3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"));
   EXPECT_EQ(t.F.rows(), 1);
 }
 
 TEST_F(OffIo, RoundTripIsExactOnSpot) {
-  const io::SurfaceMesh spot = read_obj(shared_data("keenan-crane/spot_triangulated.obj"));
+  const SurfaceMesh spot = read_obj(shared_data("keenan-crane/spot_triangulated.obj"));
   write_off(path("spot.off"), spot.V, spot.F);
-  const io::SurfaceMesh s = read_off(path("spot.off"));
+  const SurfaceMesh s = read_off(path("spot.off"));
   EXPECT_TRUE(same_matrix(s.V, spot.V));
   EXPECT_TRUE(same_matrix(s.F, spot.F));
   const MatrixXd V = test::awkward_values(5, 2, 3);  // 2D: z = 0
   MatrixXi F(1, 5);
   F << 0, 1, 2, 3, 4;
   write_off(path("p.off"), V, F);
-  const io::SurfaceMesh p = read_off(path("p.off"));
+  const SurfaceMesh p = read_off(path("p.off"));
   EXPECT_TRUE(same_matrix(p.V.leftCols(2), V));
   EXPECT_EQ(p.V.col(2).cwiseAbs().maxCoeff(), 0.0);
   EXPECT_EQ(p.F.rows(), 3);
@@ -342,7 +333,7 @@ TEST_F(MeditIo, ReadsTheComplementaryDynamicsTetMeshes) {
       {"complementary-dynamics-cpp/elephant/elephant.mesh", 494, 1502, 790, 3399}};
   for (const MeditCase& c : cases) {
     SCOPED_TRACE(c.file);
-    const io::MeditMesh m = read_mesh(shared_data(c.file));
+    const MeditMesh m = read_mesh(shared_data(c.file));
     EXPECT_EQ(m.X.rows(), c.v);
     EXPECT_EQ(m.X.cols(), 3);
     EXPECT_EQ(m.T.rows(), c.t);
@@ -367,9 +358,9 @@ TEST_F(MeditIo, ReadsTheComplementaryDynamicsTetMeshes) {
 }
 
 TEST_F(MeditIo, RoundTripIsExact) {
-  const io::MeditMesh s = read_mesh(shared_data("complementary-dynamics-cpp/sphere/sphere.mesh"));
+  const MeditMesh s = read_mesh(shared_data("complementary-dynamics-cpp/sphere/sphere.mesh"));
   write_mesh(path("s.mesh"), s.X, s.T, s.F);
-  const io::MeditMesh r = read_mesh(path("s.mesh"));
+  const MeditMesh r = read_mesh(path("s.mesh"));
   EXPECT_TRUE(same_matrix(r.X, s.X));
   EXPECT_TRUE(same_matrix(r.T, s.T));
   EXPECT_TRUE(same_matrix(r.F, s.F));
@@ -377,14 +368,14 @@ TEST_F(MeditIo, RoundTripIsExact) {
   Mesh g = test::mesh3d();
   g.X = g.X + 1e-7 * test::awkward_values(g.X.rows(), 3, 5).cwiseMin(1.0).cwiseMax(-1.0);
   write_mesh(path("g.mesh"), g.X, g.T);
-  const io::MeditMesh rg = read_mesh(path("g.mesh"));
+  const MeditMesh rg = read_mesh(path("g.mesh"));
   EXPECT_TRUE(same_matrix(rg.X, g.X));
   EXPECT_TRUE(same_matrix(rg.T, g.T));
   EXPECT_EQ(rg.F.rows(), 0);
   // 2D (Dimension 2, triangles).
   const Mesh m2 = test::mesh2d();
   write_mesh(path("m2.mesh"), m2.X, m2.T);
-  const io::MeditMesh r2 = read_mesh(path("m2.mesh"));
+  const MeditMesh r2 = read_mesh(path("m2.mesh"));
   EXPECT_TRUE(same_matrix(r2.X, m2.X));
   EXPECT_TRUE(same_matrix(r2.T, m2.T));
   EXPECT_EQ(listing(), (std::set<std::string>{"g.mesh", "m2.mesh", "s.mesh"}));
@@ -396,7 +387,7 @@ TEST_F(MeditIo, AcceptsSplitKeywordsCommentsAndSkippedBlocks) {
                             "Vertices\n4\n0 0 0 1\n1 0 0 1\n0 1 0 1\n0 0 1 1\n"
                             "Edges\n1\n1 2 0\nCorners 2 1 2\nRidges\n0\n"
                             "Tetrahedra 1\n1 2 3 4 7\nEnd\ngarbage after End is ignored\n");
-  const io::MeditMesh m = read_mesh(p);
+  const MeditMesh m = read_mesh(p);
   EXPECT_EQ(m.X.rows(), 4);
   ASSERT_EQ(m.T.rows(), 1);
   EXPECT_EQ(m.T(0, 3), 3);
@@ -484,7 +475,7 @@ TEST_F(TetGenIo, ReadsSpot) {
   EXPECT_EQ(bf.F.rows(), 5856);
   // -Y keeps Spot's surface: the boundary vertices are Spot's 2930, at the same positions.
   EXPECT_EQ(test::count_used(bf.F), 2930);
-  const io::SurfaceMesh spot = read_obj(shared_data("keenan-crane/spot_triangulated.obj"));
+  const SurfaceMesh spot = read_obj(shared_data("keenan-crane/spot_triangulated.obj"));
   EXPECT_TRUE(same_matrix(m.X.topRows(2930), spot.V));
 }
 

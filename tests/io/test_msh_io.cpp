@@ -16,9 +16,6 @@
 namespace fastcd {
 namespace {
 
-using io::MshFormat;
-using io::read_msh;
-using io::write_msh;
 using test::expect_throw_with;
 using test::same_matrix;
 using test::shared_data;
@@ -45,10 +42,10 @@ class GmshIo : public test::IoTempDir {
 
 TEST_F(GmshIo, ReadsTheFormatTestsInEveryVersionAndEncoding) {
   const char* files[] = {"22_ascii.msh", "22_binary.msh", "41_ascii.msh", "41_binary.msh"};
-  io::MshMesh first;
+  MshMesh first;
   for (const char* f : files) {
     SCOPED_TRACE(f);
-    const io::MshMesh m = read_msh(shared_data(std::string("polyfem-data/msh_format_tests/") + f));
+    const MshMesh m = read_msh(shared_data(std::string("polyfem-data/msh_format_tests/") + f));
     EXPECT_EQ(m.X.rows(), 8);
     EXPECT_EQ(m.X.cols(), 3);
     EXPECT_EQ(m.T.rows(), 5);
@@ -69,18 +66,18 @@ TEST_F(GmshIo, ReadsTheFormatTestsInEveryVersionAndEncoding) {
     }
   }
   // 2.2 ASCII and binary list the nodes in the same order: identical matrices.
-  const io::MshMesh a = read_msh(shared_data("polyfem-data/msh_format_tests/22_ascii.msh"));
-  const io::MshMesh b = read_msh(shared_data("polyfem-data/msh_format_tests/22_binary.msh"));
+  const MshMesh a = read_msh(shared_data("polyfem-data/msh_format_tests/22_ascii.msh"));
+  const MshMesh b = read_msh(shared_data("polyfem-data/msh_format_tests/22_binary.msh"));
   EXPECT_TRUE(same_matrix(a.X, b.X));
   EXPECT_TRUE(same_matrix(a.T, b.T));
-  const io::MshMesh c = read_msh(shared_data("polyfem-data/msh_format_tests/41_ascii.msh"));
-  const io::MshMesh d = read_msh(shared_data("polyfem-data/msh_format_tests/41_binary.msh"));
+  const MshMesh c = read_msh(shared_data("polyfem-data/msh_format_tests/41_ascii.msh"));
+  const MshMesh d = read_msh(shared_data("polyfem-data/msh_format_tests/41_binary.msh"));
   EXPECT_TRUE(same_matrix(c.X, d.X));
   EXPECT_TRUE(same_matrix(c.T, d.T));
 }
 
 TEST_F(GmshIo, ReadsThePolyfemTetMeshes) {
-  const io::MshMesh bar = read_msh(shared_data("polyfem-data/3d/bar-651.msh"));
+  const MshMesh bar = read_msh(shared_data("polyfem-data/3d/bar-651.msh"));
   EXPECT_EQ(bar.X.rows(), 292);
   EXPECT_EQ(bar.T.rows(), 651);
   const Eigen::RowVector3d ext = bar.X.colwise().maxCoeff() - bar.X.colwise().minCoeff();
@@ -91,7 +88,7 @@ TEST_F(GmshIo, ReadsThePolyfemTetMeshes) {
   EXPECT_NEAR(volume(bar.X, bar.T).sum(), 5.0, 1e-9);
   EXPECT_EQ(bar.physical.cwiseAbs().maxCoeff(), 0) << "no $Entities: no physical groups";
 
-  const io::MshMesh sph = read_msh(shared_data("polyfem-data/3d/sphere1K.msh"));
+  const MshMesh sph = read_msh(shared_data("polyfem-data/3d/sphere1K.msh"));
   EXPECT_EQ(sph.X.rows(), 1760);
   EXPECT_EQ(sph.T.rows(), 6851);
   EXPECT_GT(volume(sph.X, sph.T).minCoeff(), 0.0);
@@ -105,7 +102,7 @@ TEST_F(GmshIo, ReadsThePolyfemTetMeshes) {
   const double ball = 4.0 / 3.0 * M_PI * 0.125;
   EXPECT_LT(volume(sph.X, sph.T).sum(), ball);
   EXPECT_GT(volume(sph.X, sph.T).sum(), 0.95 * ball);
-  for (const io::MshMesh* m : {&bar, &sph}) {
+  for (const MshMesh* m : {&bar, &sph}) {
     const BoundaryFacets bf = boundary_facets(m->T);
     EXPECT_EQ(test::count_used(bf.F) - test::count_edges(bf.F) + bf.F.rows(), 2)
         << "closed, genus 0";
@@ -120,7 +117,7 @@ TEST_F(GmshIo, ReadsTheBinary22KangaroosAs2dMeshes) {
   for (const Case& c : {Case{"polyfem-data/2d/kangaroo_coarse.msh", 227, 276},
                         Case{"polyfem-data/2d/kangaroo_medium.msh", 515, 813}}) {
     SCOPED_TRACE(c.file);
-    const io::MshMesh m = read_msh(shared_data(c.file));
+    const MshMesh m = read_msh(shared_data(c.file));
     EXPECT_EQ(m.X.rows(), c.v);
     EXPECT_EQ(m.X.cols(), 2);
     EXPECT_EQ(m.T.rows(), c.t);
@@ -138,7 +135,7 @@ TEST_F(GmshIo, RoundTripIsExactInEveryFormat) {
   const Mesh g3 = test::mesh3d();
   const Mesh g2 = test::mesh2d();
   for (MshFormat f :
-       {MshFormat::v22_ascii, MshFormat::v22_binary, MshFormat::v41_ascii, MshFormat::v41_binary})
+       {MshFormat::V22Ascii, MshFormat::V22Binary, MshFormat::V41Ascii, MshFormat::V41Binary})
     for (const Mesh* g : {&g3, &g2}) {
       SCOPED_TRACE(static_cast<int>(f));
       MatrixXd X =
@@ -147,13 +144,13 @@ TEST_F(GmshIo, RoundTripIsExactInEveryFormat) {
       VectorXi phys(g->T.rows());
       for (Index e = 0; e < phys.size(); ++e) phys(e) = e < 5 ? 7 : (e < 9 ? 0 : 3);
       write_msh(path("a.msh"), X, g->T, f, phys);
-      const io::MshMesh r = read_msh(path("a.msh"));
+      const MshMesh r = read_msh(path("a.msh"));
       EXPECT_TRUE(same_matrix(r.X, X));
       EXPECT_TRUE(same_matrix(r.T, g->T));
       EXPECT_TRUE(same_matrix(r.physical, phys));
       // Without physical tags: all 0.
       write_msh(path("b.msh"), X, g->T, f);
-      const io::MshMesh rb = read_msh(path("b.msh"));
+      const MshMesh rb = read_msh(path("b.msh"));
       EXPECT_TRUE(same_matrix(rb.X, X));
       EXPECT_EQ(rb.physical.cwiseAbs().maxCoeff(), 0);
       // Writing what was read gives the same bytes.
@@ -164,12 +161,12 @@ TEST_F(GmshIo, RoundTripIsExactInEveryFormat) {
   EXPECT_EQ(listing(), (std::set<std::string>{"a.msh", "b.msh", "c.msh"}));
 
   // Real data: the format-test mesh and the kangaroo survive every format.
-  const io::MshMesh k = read_msh(shared_data("polyfem-data/2d/kangaroo_medium.msh"));
-  const io::MshMesh t = read_msh(shared_data("polyfem-data/msh_format_tests/41_binary.msh"));
-  for (MshFormat f : {MshFormat::v22_binary, MshFormat::v41_binary, MshFormat::v41_ascii})
-    for (const io::MshMesh* m : {&k, &t}) {
+  const MshMesh k = read_msh(shared_data("polyfem-data/2d/kangaroo_medium.msh"));
+  const MshMesh t = read_msh(shared_data("polyfem-data/msh_format_tests/41_binary.msh"));
+  for (MshFormat f : {MshFormat::V22Binary, MshFormat::V41Binary, MshFormat::V41Ascii})
+    for (const MshMesh* m : {&k, &t}) {
       write_msh(path("r.msh"), m->X, m->T, f, m->physical);
-      const io::MshMesh r = read_msh(path("r.msh"));
+      const MshMesh r = read_msh(path("r.msh"));
       EXPECT_TRUE(same_matrix(r.X, m->X));
       EXPECT_TRUE(same_matrix(r.T, m->T));
       EXPECT_TRUE(same_matrix(r.physical, m->physical));
@@ -195,7 +192,7 @@ TEST_F(GmshIo, Reads41WithSparseTagsEntitiesMixedElementsAndSkippedSections) {
                             "3 4 4 2\n4 10 20 30 40\n5 20 10 30 7\n"
                             "$EndElements\n"
                             "$Comments\nanything $Nodes at all\n$EndComments\n");
-  const io::MshMesh m = read_msh(p);
+  const MshMesh m = read_msh(p);
   ASSERT_EQ(m.X.rows(), 5);
   ASSERT_EQ(m.T.rows(), 2);
   EXPECT_TRUE(same_matrix(m.T, (MatrixXi(2, 4) << 0, 1, 2, 3, 1, 0, 2, 4).finished()));
@@ -209,7 +206,7 @@ TEST_F(GmshIo, Reads22AsciiTrianglesAs2dAndKeepsTetsIn3d) {
           "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n"
           "1 0 0 3\n2 1 0 3\n3 0 1 3\n4 1 1 3\n$EndNodes\n"
           "$Elements\n3\n1 15 2 0 1 1\n2 2 2 4 1 1 2 3\n3 2 0 2 4 3\n$EndElements\n");
-  const io::MshMesh m = read_msh(tri);
+  const MshMesh m = read_msh(tri);
   ASSERT_EQ(m.X.cols(), 2) << "constant z = 3 dropped";
   EXPECT_TRUE(same_matrix(m.T, (MatrixXi(2, 3) << 0, 1, 2, 1, 3, 2).finished()));
   EXPECT_TRUE(same_matrix(m.physical, (VectorXi(2) << 4, 0).finished()));
@@ -360,11 +357,11 @@ TEST_F(GmshIo, WriterRejectsBadArguments) {
   using E = std::invalid_argument;
   const Mesh g = test::mesh3d();
   expect_throw_with<E>(
-      [&] { write_msh(path("a.msh"), g.X, g.T, MshFormat::v41_ascii, VectorXi::Zero(3)); },
+      [&] { write_msh(path("a.msh"), g.X, g.T, MshFormat::V41Ascii, VectorXi::Zero(3)); },
       "write_msh: physical must be empty or have #T");
   VectorXi phys = VectorXi::Zero(g.T.rows());
   phys(2) = -1;
-  expect_throw_with<E>([&] { write_msh(path("a.msh"), g.X, g.T, MshFormat::v22_ascii, phys); },
+  expect_throw_with<E>([&] { write_msh(path("a.msh"), g.X, g.T, MshFormat::V22Ascii, phys); },
                        "physical(2) = -1 is negative");
   expect_throw_with<E>([&] { write_msh(path("a.msh"), g.X, g.T.leftCols(3)); }, "T must be #T x 4");
   EXPECT_TRUE(listing().empty());

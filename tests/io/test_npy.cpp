@@ -18,11 +18,11 @@
 #include <vector>
 
 namespace fs = std::filesystem;
-using fastcd::io::NpyArray;
-using fastcd::io::read_npy;
-using fastcd::io::write_file_atomically;
-using fastcd::io::write_npy;
-using fastcd::io::write_npy_states;
+using fastcd::NpyArray;
+using fastcd::read_npy;
+using fastcd::write_file_atomically;
+using fastcd::write_npy;
+using fastcd::write_npy_states;
 
 namespace {
 

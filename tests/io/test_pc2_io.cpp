@@ -19,8 +19,6 @@
 namespace fastcd {
 namespace {
 
-using io::read_pc2;
-using io::write_pc2;
 using test::expect_throw_with;
 using test::same_matrix;
 
@@ -72,7 +70,7 @@ TEST_F(Pc2Io, WritesTheDocumentedLayout) {
 TEST_F(Pc2Io, RoundTripIsBitExact) {
   const std::vector<MatrixXd> frames = float_frames(4, 7, 3, 2);
   write_pc2(path("a.pc2"), frames, -3.0, 2.0);
-  const io::PointCache pc = read_pc2(path("a.pc2"));
+  const PointCache pc = read_pc2(path("a.pc2"));
   EXPECT_EQ(pc.start_frame, -3.0);
   EXPECT_EQ(pc.sample_rate, 2.0);
   ASSERT_EQ(pc.frames.size(), frames.size());
@@ -85,18 +83,18 @@ TEST_F(Pc2Io, RoundTripIsBitExact) {
   std::vector<MatrixXd> f2 = float_frames(2, 3, 2, 3);
   f2[0](0, 0) = 0.1;
   write_pc2(path("c.pc2"), f2);
-  const io::PointCache p2 = read_pc2(path("c.pc2"));
+  const PointCache p2 = read_pc2(path("c.pc2"));
   ASSERT_EQ(p2.frames[1].cols(), 3);
   EXPECT_TRUE(same_matrix(p2.frames[1].leftCols(2), f2[1]));
   EXPECT_EQ(p2.frames[1].col(2).cwiseAbs().maxCoeff(), 0.0);
   EXPECT_EQ(p2.frames[0](0, 0), static_cast<double>(0.1f));
 
   // Real data: the sphere's tet vertices as a two-frame cache.
-  const io::MeditMesh s =
-      io::read_mesh(test::shared_data("complementary-dynamics-cpp/sphere/sphere.mesh"));
+  const MeditMesh s =
+      read_mesh(test::shared_data("complementary-dynamics-cpp/sphere/sphere.mesh"));
   const MatrixXd Xf = s.X.cast<float>().cast<double>();
   write_pc2(path("s.pc2"), {Xf, MatrixXd(2.0 * Xf)});
-  const io::PointCache ps = read_pc2(path("s.pc2"));
+  const PointCache ps = read_pc2(path("s.pc2"));
   EXPECT_EQ(ps.frames[0].rows(), 67);
   EXPECT_TRUE(same_matrix(ps.frames[1], 2.0 * Xf));
 

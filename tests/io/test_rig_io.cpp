@@ -17,10 +17,6 @@
 namespace fastcd {
 namespace {
 
-using io::read_dmat;
-using io::read_tgf;
-using io::write_dmat;
-using io::write_tgf;
 using test::expect_throw_with;
 using test::same_matrix;
 using test::shared_data;
@@ -49,7 +45,7 @@ VectorXi range(int n) {
 
 TEST_F(TgfIo, ReadsTheComplementaryDynamicsRigs) {
   // bird: 4 joints, bones 1-2, 1-3, 1-4 (flags "1 0 0 0"), no point handle.
-  const io::TgfGraph bird =
+  const TgfGraph bird =
       read_tgf(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.tgf"));
   EXPECT_EQ(bird.C.rows(), 4);
   EXPECT_EQ(bird.C.cols(), 3);
@@ -68,7 +64,7 @@ TEST_F(TgfIo, ReadsTheComplementaryDynamicsRigs) {
                           Points{"complementary-dynamics-cpp/sphere/sphere.tgf", 2},
                           Points{"complementary-dynamics-cpp/frog/frog.tgf", 1}}) {
     SCOPED_TRACE(c.file);
-    const io::TgfGraph g = read_tgf(shared_data(c.file));
+    const TgfGraph g = read_tgf(shared_data(c.file));
     EXPECT_EQ(g.C.rows(), c.n);
     EXPECT_EQ(g.E.rows(), 0);
     EXPECT_EQ(g.BE.rows(), 0);
@@ -76,7 +72,7 @@ TEST_F(TgfIo, ReadsTheComplementaryDynamicsRigs) {
   }
 
   // elephant: 25 joints, 24 bones forming one tree rooted at joint 1.
-  const io::TgfGraph el = read_tgf(shared_data("complementary-dynamics-cpp/elephant/elephant.tgf"));
+  const TgfGraph el = read_tgf(shared_data("complementary-dynamics-cpp/elephant/elephant.tgf"));
   EXPECT_EQ(el.C.rows(), 25);
   EXPECT_EQ(el.BE.rows(), 24);
   EXPECT_TRUE(same_matrix(el.BE, el.E));
@@ -88,7 +84,7 @@ TEST_F(TgfIo, ReadsTheComplementaryDynamicsRigs) {
 
   // walrus cage: 9 vertices, 9 unflagged edges closing a polygon. As in libigl, unflagged
   // edges are not bones, so all 9 vertices are point handles.
-  const io::TgfGraph cage =
+  const TgfGraph cage =
       read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
   EXPECT_EQ(cage.C.rows(), 9);
   ASSERT_EQ(cage.E.rows(), 9);
@@ -101,18 +97,18 @@ TEST_F(TgfIo, ReadsTheComplementaryDynamicsRigs) {
 }
 
 TEST_F(TgfIo, RoundTripIsExact) {
-  const io::TgfGraph el = read_tgf(shared_data("complementary-dynamics-cpp/elephant/elephant.tgf"));
+  const TgfGraph el = read_tgf(shared_data("complementary-dynamics-cpp/elephant/elephant.tgf"));
   write_tgf(path("e.tgf"), el.C, el.BE);
-  const io::TgfGraph r = read_tgf(path("e.tgf"));
+  const TgfGraph r = read_tgf(path("e.tgf"));
   EXPECT_TRUE(same_matrix(r.C, el.C));
   EXPECT_TRUE(same_matrix(r.E, el.E));
   EXPECT_TRUE(same_matrix(r.BE, el.BE));
   EXPECT_TRUE(same_matrix(r.P, el.P));
 
-  const io::TgfGraph cage =
+  const TgfGraph cage =
       read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
-  write_tgf(path("c.tgf"), cage.C, cage.E, io::TgfEdges::plain);
-  const io::TgfGraph rc = read_tgf(path("c.tgf"));
+  write_tgf(path("c.tgf"), cage.C, cage.E, TgfEdges::Plain);
+  const TgfGraph rc = read_tgf(path("c.tgf"));
   EXPECT_TRUE(same_matrix(rc.E, cage.E));
   EXPECT_EQ(rc.BE.rows(), 0);
   EXPECT_TRUE(same_matrix(rc.P, cage.P));
@@ -120,7 +116,7 @@ TEST_F(TgfIo, RoundTripIsExact) {
   // 2D positions (z = 0), awkward values, point handles only.
   const MatrixXd C = test::awkward_values(4, 2, 9);
   write_tgf(path("p.tgf"), C, MatrixXi(0, 2));
-  const io::TgfGraph rp = read_tgf(path("p.tgf"));
+  const TgfGraph rp = read_tgf(path("p.tgf"));
   EXPECT_TRUE(same_matrix(rp.C.leftCols(2), C));
   EXPECT_EQ(rp.C.col(2).cwiseAbs().maxCoeff(), 0.0);
   EXPECT_TRUE(same_matrix(rp.P, range(4)));
@@ -128,7 +124,7 @@ TEST_F(TgfIo, RoundTripIsExact) {
 }
 
 TEST_F(TgfIo, ReadsPseudoAndCageFlags) {
-  const io::TgfGraph g =
+  const TgfGraph g =
       read_tgf(put("f.tgf", "1 0 0 0\n2 1 0 0\n3 2 0 0\n#\n1 2 0 1 0\n2 3 0 0 1\n\n#\nignored\n"));
   EXPECT_TRUE(same_matrix(g.PE, edges({{0, 1}})));
   EXPECT_TRUE(same_matrix(g.CE, edges({{1, 2}})));
@@ -216,10 +212,10 @@ TEST_F(DmatIo, ReadsTheShippedWeightsAndTheyArePartitionsOfUnity) {
   // The weights' rows are the tet-mesh vertices (not the rendering surface's).
   EXPECT_EQ(
       el.rows(),
-      io::read_mesh(shared_data("complementary-dynamics-cpp/elephant/elephant.mesh")).X.rows());
+      read_mesh(shared_data("complementary-dynamics-cpp/elephant/elephant.mesh")).X.rows());
   EXPECT_EQ(
       bird.rows(),
-      io::read_obj_2d(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj"))
+      read_obj_2d(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj"))
           .X.rows());
 }
 
@@ -244,7 +240,7 @@ TEST_F(DmatIo, ReadsMasksIndexListsAndTheWalrusCageAnimation) {
       read_dmat(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_user_C.dmat"));
   ASSERT_EQ(Cu.rows(), 222);
   ASSERT_EQ(Cu.cols(), 18);
-  const io::TgfGraph cage =
+  const TgfGraph cage =
       read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
   const Eigen::VectorXd x = Cu.row(0).head(9).transpose(), y = Cu.row(0).tail(9).transpose();
   const Eigen::VectorXd cx = cage.C.col(0), cy = cage.C.col(1);
@@ -267,7 +263,7 @@ TEST_F(DmatIo, RoundTripAsciiIsExactAndBinaryIsBitExact) {
   W(2, 1) = std::numeric_limits<double>::denorm_min();
   W(3, 1) = std::numeric_limits<double>::max();
   W(4, 1) = -std::numeric_limits<double>::min();
-  for (io::DmatEncoding enc : {io::DmatEncoding::ascii, io::DmatEncoding::binary}) {
+  for (DmatEncoding enc : {DmatEncoding::Ascii, DmatEncoding::Binary}) {
     SCOPED_TRACE(static_cast<int>(enc));
     write_dmat(path("w.dmat"), W, enc);
     const MatrixXd R = read_dmat(path("w.dmat"));
@@ -278,7 +274,7 @@ TEST_F(DmatIo, RoundTripAsciiIsExactAndBinaryIsBitExact) {
         << "bit for bit, -0.0 and denormals included";
   }
   // libigl's binary layout: "0 0\n", "cols rows\n", column-major float64.
-  write_dmat(path("b.dmat"), W, io::DmatEncoding::binary);
+  write_dmat(path("b.dmat"), W, DmatEncoding::Binary);
   const std::string bytes = slurp(path("b.dmat"));
   EXPECT_EQ(bytes.substr(0, 9), "0 0\n4 13\n");
   ASSERT_EQ(bytes.size(), 9 + 8 * 52u);
@@ -290,7 +286,7 @@ TEST_F(DmatIo, RoundTripAsciiIsExactAndBinaryIsBitExact) {
   EXPECT_EQ(slurp(path("a.dmat")).substr(0, 4), "2 2\n");
   // Empty shapes.
   for (auto shape : {std::pair<int, int>{0, 0}, {5, 0}, {0, 3}})
-    for (io::DmatEncoding enc : {io::DmatEncoding::ascii, io::DmatEncoding::binary}) {
+    for (DmatEncoding enc : {DmatEncoding::Ascii, DmatEncoding::Binary}) {
       write_dmat(path("z.dmat"), MatrixXd(shape.first, shape.second), enc);
       const MatrixXd Z = read_dmat(path("z.dmat"));
       EXPECT_EQ(Z.rows(), shape.first);
@@ -298,7 +294,7 @@ TEST_F(DmatIo, RoundTripAsciiIsExactAndBinaryIsBitExact) {
     }
   // Real weights: ASCII file -> binary -> same values.
   const MatrixXd el = read_dmat(shared_data("complementary-dynamics-cpp/elephant/elephant.dmat"));
-  write_dmat(path("el.dmat"), el, io::DmatEncoding::binary);
+  write_dmat(path("el.dmat"), el, DmatEncoding::Binary);
   EXPECT_TRUE(same_matrix(read_dmat(path("el.dmat")), el));
   EXPECT_EQ(listing(), (std::set<std::string>{"a.dmat", "b.dmat", "el.dmat", "w.dmat", "z.dmat"}));
 }

@@ -40,17 +40,17 @@ TEST(WrongFormatIo, EveryReaderRejectsOtherFormatsNamingTheFile) {
     std::vector<std::string> also;  // real files of other formats
   };
   const std::vector<Reader> readers = {
-      {"read_obj", [](const std::string& p) { io::read_obj(p); }, {tgf, dmat, msh}},
-      {"read_obj_2d", [](const std::string& p) { io::read_obj_2d(p); }, {mesh, node}},
-      {"read_off", [](const std::string& p) { io::read_off(p); }, {obj, mesh, msh, dmat, node}},
-      {"read_mesh", [](const std::string& p) { io::read_mesh(p); }, {obj, msh, tgf, dmat}},
-      {"read_msh", [](const std::string& p) { io::read_msh(p); }, {obj, mesh, tgf, dmat}},
+      {"read_obj", [](const std::string& p) { read_obj(p); }, {tgf, dmat, msh}},
+      {"read_obj_2d", [](const std::string& p) { read_obj_2d(p); }, {mesh, node}},
+      {"read_off", [](const std::string& p) { read_off(p); }, {obj, mesh, msh, dmat, node}},
+      {"read_mesh", [](const std::string& p) { read_mesh(p); }, {obj, msh, tgf, dmat}},
+      {"read_msh", [](const std::string& p) { read_msh(p); }, {obj, mesh, tgf, dmat}},
       {"read_tetgen",
-       [ele](const std::string& p) { io::read_tetgen(p, ele); },
+       [ele](const std::string& p) { read_tetgen(p, ele); },
        {obj, mesh, msh, dmat, ele}},
-      {"read_tgf", [](const std::string& p) { io::read_tgf(p); }, {obj, mesh, msh, dmat, node}},
-      {"read_dmat", [](const std::string& p) { io::read_dmat(p); }, {obj, mesh, msh, tgf, node}},
-      {"read_pc2", [](const std::string& p) { io::read_pc2(p); }, {obj, mesh, msh, tgf, dmat}},
+      {"read_tgf", [](const std::string& p) { read_tgf(p); }, {obj, mesh, msh, dmat, node}},
+      {"read_dmat", [](const std::string& p) { read_dmat(p); }, {obj, mesh, msh, tgf, node}},
+      {"read_pc2", [](const std::string& p) { read_pc2(p); }, {obj, mesh, msh, tgf, dmat}},
   };
   for (const Reader& r : readers) {
     std::vector<std::string> inputs = r.also;

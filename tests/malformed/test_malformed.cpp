@@ -18,7 +18,7 @@
 #include "fastcd/io/npy.hpp"
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/io/rig_io.hpp"
-#include "fastcd/io/scene.hpp"
+#include "fastcd/scene/scene.hpp"
 
 #ifndef FASTCD_MALFORMED_DIR
 #error "FASTCD_MALFORMED_DIR must name tests/malformed"
@@ -56,20 +56,20 @@ std::string corpus(const std::string& rel) { return (fs::path(FASTCD_MALFORMED_D
 // Runs the reader on `file` (for TetGen: "<stem>" = <stem>.node + <stem>.ele).
 void run(Reader r, const std::string& file) {
   switch (r) {
-    case Reader::obj: io::read_obj(file); break;
-    case Reader::obj2d: io::read_obj_2d(file); break;
-    case Reader::off: io::read_off(file); break;
-    case Reader::mesh: io::read_mesh(file); break;
-    case Reader::msh: io::read_msh(file); break;
-    case Reader::tetgen: io::read_tetgen(file + ".node", file + ".ele"); break;
-    case Reader::tgf: io::read_tgf(file); break;
-    case Reader::dmat: io::read_dmat(file); break;
-    case Reader::pc2: io::read_pc2(file); break;
-    case Reader::anim2d: io::read_animation_2d(file); break;
-    case Reader::bones3d: io::read_bone_animation_3d(file); break;
-    case Reader::points3d: io::read_point_animation_3d(file); break;
-    case Reader::npy: io::read_npy(file); break;
-    case Reader::scene: io::load_scene(file); break;
+    case Reader::obj: read_obj(file); break;
+    case Reader::obj2d: read_obj_2d(file); break;
+    case Reader::off: read_off(file); break;
+    case Reader::mesh: read_mesh(file); break;
+    case Reader::msh: read_msh(file); break;
+    case Reader::tetgen: read_tetgen(file + ".node", file + ".ele"); break;
+    case Reader::tgf: read_tgf(file); break;
+    case Reader::dmat: read_dmat(file); break;
+    case Reader::pc2: read_pc2(file); break;
+    case Reader::anim2d: read_animation_2d(file); break;
+    case Reader::bones3d: read_bone_animation_3d(file); break;
+    case Reader::points3d: read_point_animation_3d(file); break;
+    case Reader::npy: read_npy(file); break;
+    case Reader::scene: load_scene(file); break;
   }
 }
 
@@ -411,12 +411,12 @@ INSTANTIATE_TEST_SUITE_P(Corpus, Malformed, ::testing::ValuesIn(kCases), case_na
 
 // A mesh oriented negatively throughout is a convention, not an inversion: it loads.
 TEST(MalformedScene, UniformlyNegativeOrientationLoads) {
-  const io::MeditMesh m = io::read_mesh(corpus("scene/base/cube.mesh"));
+  const MeditMesh m = read_mesh(corpus("scene/base/cube.mesh"));
   MatrixXi T = m.T;
   T.col(0).swap(T.col(1));
   const fs::path dir = fs::temp_directory_path() / "fastcd-malformed-negative";
   fs::create_directories(dir);
-  io::write_mesh((dir / "cube.mesh").string(), m.X, T);
+  write_mesh((dir / "cube.mesh").string(), m.X, T);
   for (const char* f : {"points.tgf", "cube.dmat", "points_anim.txt"})
     fs::copy_file(corpus(std::string("scene/base/") + f), dir / f, fs::copy_options::overwrite_existing);
   {
@@ -424,7 +424,7 @@ TEST(MalformedScene, UniformlyNegativeOrientationLoads) {
     j << R"({"mesh_file": "cube.mesh", "handle_file": "points.tgf", "weight_file": "cube.dmat",)"
       << R"( "anim_file": "points_anim.txt", "dt": 0.01, "YM": 10000.0, "pr": 0.3, "rho": 2.5})";
   }
-  const io::Scene s = io::load_scene((dir / "scene.json").string());
+  const Scene s = load_scene((dir / "scene.json").string());
   EXPECT_EQ(s.T.rows(), m.T.rows());
   EXPECT_DOUBLE_EQ(s.rho, 2.5);
   fs::remove_all(dir);
@@ -439,7 +439,7 @@ TEST(MalformedScene, ControlCharactersInFileNamesStayOnOneLine) {
     j << R"({"mesh_file": "no\nsuch.mesh", "handle_file": "h.tgf", "anim_file": "a.txt"})";
   }
   try {
-    io::load_scene((dir / "scene.json").string());
+    load_scene((dir / "scene.json").string());
     ADD_FAILURE() << "loads";
   } catch (const std::runtime_error& e) {
     const std::string m = e.what();
@@ -454,7 +454,7 @@ TEST(MalformedScene, ControlCharactersInFileNamesStayOnOneLine) {
 // writes reads back.
 TEST(MalformedCorpus, Pc2WriterRejectsSamplesWithoutPoints) {
   const std::string p = (fs::temp_directory_path() / "fastcd-malformed-never-written.pc2").string();
-  EXPECT_THROW(io::write_pc2(p, {MatrixXd(0, 3), MatrixXd(0, 3)}), std::invalid_argument);
+  EXPECT_THROW(write_pc2(p, {MatrixXd(0, 3), MatrixXd(0, 3)}), std::invalid_argument);
   EXPECT_FALSE(fs::exists(p));
 }
 
@@ -516,7 +516,7 @@ TEST(MalformedCorpus, ValidBaseFilesLoad) {
 // "1143605202 0" is a valid empty DMAT, 0 rows x 1143605202 columns, read without allocating.
 TEST(MalformedCorpus, EmptyDmatWithHugeColumnCountReadsInstantly) {
   const auto t0 = std::chrono::steady_clock::now();
-  const MatrixXd W = io::read_dmat(corpus("valid/zero_rows_many_columns.dmat"));
+  const MatrixXd W = read_dmat(corpus("valid/zero_rows_many_columns.dmat"));
   EXPECT_EQ(W.rows(), 0);
   EXPECT_EQ(W.cols(), 1143605202);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);

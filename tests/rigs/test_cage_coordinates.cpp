@@ -98,13 +98,13 @@ Cage l_prism() {
 }
 
 Cage walrus_cage() {
-  const io::TgfGraph g =
-      io::read_tgf(std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf");
+  const TgfGraph g =
+      read_tgf(std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf");
   return {g.C.leftCols(2), g.E};
 }
 
 MatrixXd walrus_points() {
-  return io::read_obj_2d(std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-2d/walrus/walrus_data/walrus.obj")
+  return read_obj_2d(std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-2d/walrus/walrus_data/walrus.obj")
       .X;
 }
 

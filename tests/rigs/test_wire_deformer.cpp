@@ -32,8 +32,8 @@ WireScene synthetic() {
 WireScene daisy() {
   const std::string dir = std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-2d/daisy/daisy_data/";
   WireScene s;
-  s.X = io::read_obj_2d(dir + "daisy.obj").X;
-  s.C = io::read_tgf(dir + "daisy.tgf").C.leftCols(2);
+  s.X = read_obj_2d(dir + "daisy.obj").X;
+  s.C = read_tgf(dir + "daisy.tgf").C.leftCols(2);
   const Eigen::RowVector2d centre = (s.X.colwise().maxCoeff() + s.X.colwise().minCoeff()) / 2;
   s.X.rowwise() -= centre;
   s.C.rowwise() -= centre;

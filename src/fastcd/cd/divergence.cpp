@@ -24,7 +24,7 @@ void DivergenceMonitor::check(long step, const Eigen::Ref<const VectorXd>& x_rig
   FASTCD_CHECK(x_rig_dot.size() == n && uc.size() == n && uc_dot.size() == n, "DivergenceMonitor::check: expected ",
                n, " entries, got ", x_rig_dot.size(), ", ", uc.size(), ", ", uc_dot.size());
   char advice[160];
-  std::snprintf(advice, sizeof advice, "use a smaller time step (h = %g now) or a stiffer material (YM = %g now)", h_,
+  std::snprintf(advice, sizeof advice, "use a smaller time step (dt = %g now) or a stiffer material (YM = %g now)", h_,
                 ym_);
   auto fail = [&](const std::string& what) {
     throw std::runtime_error("the simulation diverged at step " + std::to_string(step) + ": " + what + " — " +

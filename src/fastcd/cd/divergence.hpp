@@ -28,6 +28,9 @@ class DivergenceMonitor {
   void check(long step, const Eigen::Ref<const VectorXd>& x_rig_dot, const Eigen::Ref<const VectorXd>& uc,
              const Eigen::Ref<const VectorXd>& uc_dot);
 
+  /// Forgets the steps seen so far (a new roll-out).
+  void reset() { max_rig_kinetic_ = max_kinetic_ = last_kinetic_ = 0.0; }
+
   double max_rig_kinetic() const { return max_rig_kinetic_; }
   double max_kinetic() const { return max_kinetic_; }  ///< largest complementary kinetic energy seen
   double last_kinetic() const { return last_kinetic_; }

@@ -1,7 +1,10 @@
 #include "fastcd/cd/fast_cd.hpp"
 
+#include <cmath>
+
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/geometry/cluster_grouping_matrices.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
@@ -14,14 +17,53 @@
 
 namespace fastcd {
 
+/// Everything fast_cd_precompute builds.
+struct FastCD::Impl {
+  Index dim = 0, n_vertices = 0;
+  CDOptions options;
+  SparseMatrix J;
+  VectorXd p0;
+  VectorXd D;
+  SparseMatrix Mv;
+  ComplementarityConstraint constraint;
+  Index weight_constraint_rank = 0;
+  MatrixXd W;
+  VectorXd E;
+  MatrixXd Phi, B;
+  VectorXi labels;
+  Index clusters = 0;
+  ReducedOperators red;  ///< the plain form (energies, checks)
+  // the iteration as run by step()
+  MatrixXd Zy;        ///< mt x mt Hs_r^{-1} / h^2: Z0 = Y Zy - ... (y = z + h z_dot)
+  MatrixXd Z_q, Z_p;  ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
+  MatrixXd GJf;       ///< rig part of the iterated F: F_J = GJf p_next (structured: entry
+                      ///< F_c(i, j) at row i*c*dim + c*dim + j)
+  MatrixXd QT;        ///< structured: dim*c x mt, row c*dim + j is column j of Q_c
+  MatrixXd Kt;        ///< structured: mt x dim*c, Hs_r^{-1} Q
+  MatrixXd Gf;        ///< folded: F(z) = Gf z + GJf p_next (warm start)
+  MatrixXd F_y, F_q, F_p;  ///< folded: F0 = F_y y - F_q q + F_p p_next
+  MatrixXd Sf, Kf;    ///< folded: F <- F0 + Sf r, z = z0 + Kf r (empty when structured)
+  VectorXd z_g, F_g;  ///< constant shifts of z0 and (folded) F0 from gravity (empty without)
+  VectorXd Bf_ext;    ///< B^T Mv g (empty without gravity)
+  double structural_residual = 0.0;
+  Index state_dim() const { return B.cols(); }
+  Index basis_dim() const { return Phi.cols(); }
+  bool folded() const { return Sf.size() > 0; }
+};
+
 FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                           const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options) {
   validate(options);
   check_mesh(X, T, "fast_cd_precompute");
   FASTCD_CHECK(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
   FASTCD_CHECK(p0.size() == J.cols(), "rest pose p0 has ", p0.size(), " entries, J has ", J.cols(), " columns");
+  for (Index k = 0; k < J.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(J, k); it; ++it)
+      FASTCD_CHECK(std::isfinite(it.value()), "rig Jacobian J(", it.row(), ", ", it.col(), ") is ", it.value());
+  FASTCD_CHECK(p0.allFinite(), "rest pose p0 has NaN or Inf entries");
   FASTCD_CHECK(options.clusters <= T.rows(), options.clusters, " clusters requested for ", T.rows(), " elements");
-  FastCD sys;
+  auto impl = std::make_shared<FastCD::Impl>();
+  FastCD::Impl& sys = *impl;
   sys.dim = X.cols();
   sys.n_vertices = X.rows();
   sys.options = options;
@@ -69,13 +111,13 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   SparseMatrix PAMu = SparseMatrix(grouping.G * op.AMu);
   if (PAMu.rows() < c) PAMu.conservativeResize(c, PAMu.cols());  // trailing empty clusters
   const SparseMatrix PG = SparseMatrix(kron_identity(PAMu, d2) * op.G);
-  sys.GB = PG * sys.B;
-  sys.GJ = PG * J;
+  sys.red.GB = PG * sys.B;
+  sys.red.GJ = PG * J;
   const MatrixXd MB = op.Mv * sys.B;
-  sys.BMB = sys.B.transpose() * MB;
-  sys.BMJ = MB.transpose() * J;
-  sys.BLJ = (op.L * sys.B).transpose() * J;
-  const double h2 = options.h * options.h;
+  sys.red.BMB = sys.B.transpose() * MB;
+  sys.red.BMJ = MB.transpose() * J;
+  sys.red.BLJ = (op.L * sys.B).transpose() * J;
+  const double h2 = options.dt * options.dt;
   // Scalar blocks: L = kron(Ls, I), G's rows F(0, j) on x-coordinates give the scalar gradient.
   std::vector<Triplet> pick_v, pick_g;
   for (Index v = 0; v < n; ++v) pick_v.emplace_back(v, v * d, 1.0);
@@ -89,15 +131,15 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   const MatrixXd Hs_r = sys.Phi.transpose() * (Ls * sys.Phi) + MatrixXd::Identity(mt, mt) / h2;
   const Eigen::LLT<MatrixXd> Hs_llt(Hs_r);
   FASTCD_ENSURE(Hs_llt.info() == Eigen::Success, "reduced system matrix is not positive definite");
-  sys.Hr.compute(sys.B.transpose() * (op.L * sys.B) + sys.BMB / h2);
-  FASTCD_ENSURE(sys.Hr.info() == Eigen::Success, "reduced system matrix is not positive definite");
+  sys.red.Hr.compute(sys.B.transpose() * (op.L * sys.B) + sys.red.BMB / h2);
+  FASTCD_ENSURE(sys.red.Hr.info() == Eigen::Success, "reduced system matrix is not positive definite");
   sys.Zy = Hs_llt.solve(MatrixXd::Identity(mt, mt)) / h2;
-  sys.Z_q = sys.Hr.solve(sys.BMJ) / h2;
-  sys.Z_p = sys.Hr.solve(sys.BLJ);
+  sys.Z_q = sys.red.Hr.solve(sys.red.BMJ) / h2;
+  sys.Z_p = sys.red.Hr.solve(sys.red.BLJ);
   if (options.gravity.size() > 0) {
     FASTCD_CHECK(options.gravity.size() == d, "gravity needs ", d, " entries, got ", options.gravity.size());
     sys.Bf_ext = MB.transpose() * options.gravity.replicate(n, 1);
-    sys.z_g = sys.Hr.solve(sys.Bf_ext);
+    sys.z_g = sys.red.Hr.solve(sys.Bf_ext);
   }
 
   // Fold (F <- F0 + Sf r, nf^2 per iteration) only while it is cheaper than the structured
@@ -121,15 +163,15 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
       P = MatrixXd::Identity(9 * c, 9 * c);
       Q = P;
     }
-    const MatrixXd K = sys.Hr.solve(sys.GB.transpose());
-    sys.Gf = P * sys.GB;
-    sys.GJf = P * sys.GJ;
+    const MatrixXd K = sys.red.Hr.solve(sys.red.GB.transpose());
+    sys.Gf = P * sys.red.GB;
+    sys.GJf = P * sys.red.GJ;
     sys.Kf = K * Q;
     const MatrixXd Z_y = kron_identity(SparseMatrix(sys.Zy.sparseView()), d);
     sys.F_y = sys.Gf * Z_y;
     sys.F_q = sys.Gf * sys.Z_q;
     sys.F_p = sys.GJf - sys.Gf * sys.Z_p;
-    sys.Sf = P * (sys.GB * K) * Q;
+    sys.Sf = P * (sys.red.GB * K) * Q;
     if (sys.z_g.size() > 0) sys.F_g = sys.Gf * sys.z_g;
   } else {
     // Q_c^T = (kron(P AMu, I_dim) Gs Phi) rows c*dim..c*dim+dim-1.
@@ -139,9 +181,11 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     sys.GJf.resize(c * d2, J.cols());
     for (Index k = 0; k < c; ++k)
       for (Index i = 0; i < d; ++i)
-        for (Index j = 0; j < d; ++j) sys.GJf.row(i * c * d + k * d + j) = sys.GJ.row(k * d2 + i * d + j);
+        for (Index j = 0; j < d; ++j) sys.GJf.row(i * c * d + k * d + j) = sys.red.GJ.row(k * d2 + i * d + j);
   }
-  return sys;
+  FastCD out;
+  out.impl_ = std::move(impl);
+  return out;
 }
 
 namespace {
@@ -227,10 +271,10 @@ void cluster_rotations(const double* F, Index clusters, double* R) {
 }
 
 template <int dim>
-void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
+void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
              const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-             const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, FastCDWorkspace& ws, int iters) {
-  const double h = sys.options.h;
+             const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, FastCD::Workspace& ws, int iters) {
+  const double h = sys.options.dt;
   const Index m = sys.state_dim(), mt = sys.basis_dim(), np = sys.J.cols(), c = sys.clusters;
   const bool folded = sys.folded();
   const Index nf = folded ? sys.Gf.rows() : c * dim * dim;
@@ -293,38 +337,75 @@ void iterate(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen
 
 }  // namespace
 
-void fast_cd_step(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
+FastCD::FastCD() = default;
+FastCD::FastCD(const FastCD&) = default;
+FastCD& FastCD::operator=(const FastCD&) = default;
+FastCD::FastCD(FastCD&&) noexcept = default;
+FastCD& FastCD::operator=(FastCD&&) noexcept = default;
+FastCD::~FastCD() = default;
+
+const FastCD::Impl& FastCD::impl() const {
+  static const Impl none;
+  return impl_ ? *impl_ : none;
+}
+Index FastCD::dim() const { return impl().dim; }
+Index FastCD::num_vertices() const { return impl().n_vertices; }
+Index FastCD::state_dim() const { return impl().state_dim(); }
+Index FastCD::basis_dim() const { return impl().basis_dim(); }
+Index FastCD::n_rot() const { return impl().clusters; }
+const CDOptions& FastCD::options() const { return impl().options; }
+const SparseMatrix& FastCD::J() const { return impl().J; }
+const VectorXd& FastCD::p0() const { return impl().p0; }
+const VectorXd& FastCD::D() const { return impl().D; }
+const SparseMatrix& FastCD::Mv() const { return impl().Mv; }
+const ComplementarityConstraint& FastCD::constraint() const { return impl().constraint; }
+Index FastCD::weight_constraint_rank() const { return impl().weight_constraint_rank; }
+const MatrixXd& FastCD::W() const { return impl().W; }
+const VectorXd& FastCD::eigenvalues() const { return impl().E; }
+const MatrixXd& FastCD::Phi() const { return impl().Phi; }
+const MatrixXd& FastCD::B() const { return impl().B; }
+const VectorXi& FastCD::labels() const { return impl().labels; }
+double FastCD::structural_residual() const { return impl().structural_residual; }
+const ReducedOperators& FastCD::reduced_operators() const { return impl().red; }
+bool FastCD::folded() const { return impl().folded(); }
+
+void FastCD::step(const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
                   const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                  const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, FastCDWorkspace& ws,
-                  int iterations) {
+                  const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> z_out, Workspace& ws,
+                  int iterations) const {
+  FASTCD_CHECK(impl_ != nullptr, "the solver is empty (build it with fast_cd_precompute)");
+  const Impl& sys = *impl_;
   const Index m = sys.state_dim(), np = sys.J.cols();
   FASTCD_CHECK(z.size() == m && z_dot.size() == m && z_out.size() == m, "z, z_dot and the output need ", m,
                " entries, got ", z.size(), ", ", z_dot.size(), ", ", z_out.size());
   FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np,
                " entries, got ", p.size(), ", ", p_dot.size(), ", ", p_next.size());
+  FASTCD_CHECK(z.allFinite() && z_dot.allFinite() && p.allFinite() && p_dot.allFinite() && p_next.allFinite(),
+               "non-finite input (NaN or Inf in the state or the rig pose)");
   const int iters = iterations < 0 ? sys.options.iterations : iterations;
   if (sys.dim == 2) iterate<2>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
   else iterate<3>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
 }
 
-VectorXd fast_cd_step(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
+VectorXd FastCD::step(const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
                       const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                      const Eigen::Ref<const VectorXd>& p_next, int iterations) {
-  FastCDWorkspace ws;
-  VectorXd out(sys.state_dim());
-  fast_cd_step(sys, z, z_dot, p, p_dot, p_next, out, ws, iterations);
+                      const Eigen::Ref<const VectorXd>& p_next, int iterations) const {
+  Workspace ws;
+  VectorXd out(state_dim());
+  step(z, z_dot, p, p_dot, p_next, out, ws, iterations);
   return out;
 }
 
-CDState fast_cd_initial_state(const FastCD& sys) { return rest_state(sys.state_dim(), sys.p0); }
+CDState FastCD::initial_state() const { return detail::rest_state(state_dim(), p0()); }
 
-void fast_cd_advance(const FastCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FastCDWorkspace& ws) {
-  ws.s_next.resize(sys.state_dim());
-  fast_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, ws.s_next, ws);
-  accept_step(state, ws.s_next, p_next, sys.options.h);
+void FastCD::advance(CDState& state, const Eigen::Ref<const VectorXd>& p_next, Workspace& ws) const {
+  ws.s_next.resize(state_dim());
+  step(state.s, state.s_dot, state.p, state.p_dot, p_next, ws.s_next, ws);
+  detail::accept_step(state, ws.s_next, p_next, options().dt);
 }
 
-void fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, Eigen::Ref<VectorXd> u) {
+void FastCD::lift(const Eigen::Ref<const VectorXd>& z, Eigen::Ref<VectorXd> u) const {
+  const Impl& sys = impl();
   FASTCD_CHECK(z.size() == sys.state_dim(), "z has ", z.size(), " entries, expected ", sys.state_dim());
   FASTCD_CHECK(u.size() == sys.n_vertices * sys.dim, "u has ", u.size(), " entries, expected ",
                sys.n_vertices * sys.dim);
@@ -333,32 +414,48 @@ void fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z, Eigen:
       sys.Phi * Eigen::Map<const RowMajorMatrix>(z.data(), sys.basis_dim(), sys.dim);
 }
 
-VectorXd fast_cd_lift(const FastCD& sys, const Eigen::Ref<const VectorXd>& z) {
-  VectorXd u(sys.n_vertices * sys.dim);
-  fast_cd_lift(sys, z, u);
+VectorXd FastCD::lift(const Eigen::Ref<const VectorXd>& z) const {
+  VectorXd u(num_vertices() * dim());
+  lift(z, u);
   return u;
 }
 
-MatrixXd fast_cd_positions(const FastCD& sys, const CDState& state) {
-  return unflatten(sys.J * state.p + fast_cd_lift(sys, state.s), sys.dim);
-}
+MatrixXd FastCD::positions(const CDState& state) const { return unflatten(J() * state.p + lift(state.s), dim()); }
 
-double fast_cd_energy(const FastCD& sys, const Eigen::Ref<const VectorXd>& zc, const Eigen::Ref<const VectorXd>& z,
+double FastCD::energy(const Eigen::Ref<const VectorXd>& zc, const Eigen::Ref<const VectorXd>& z,
                       const Eigen::Ref<const VectorXd>& z_dot, const Eigen::Ref<const VectorXd>& p,
-                      const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next) {
+                      const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next) const {
+  FASTCD_CHECK(impl_ != nullptr, "the solver is empty (build it with fast_cd_precompute)");
+  const Impl& sys = *impl_;
+  const ReducedOperators& red = sys.red;
   // Up to a constant: 1/(2h^2) ||B(zc - y) + J q||_M^2 + 1/2 zc^T B^T L B zc + zc^T B^T L J p+
   //                   - sum_c R_c : (GB zc + GJ p+)_c   (the per-element ||F||^2 terms are
   // quadratic in zc and folded into B^T L B; the constant parts do not depend on zc).
-  const double h = sys.options.h, h2 = h * h;
+  const double h = sys.options.dt, h2 = h * h;
   const VectorXd y = z + h * z_dot, q = p_next - p - h * p_dot;
-  const MatrixXd BLB = MatrixXd(sys.Hr.matrixL()) * MatrixXd(sys.Hr.matrixU()) - sys.BMB / h2;
+  const MatrixXd BLB = MatrixXd(red.Hr.matrixL()) * MatrixXd(red.Hr.matrixU()) - red.BMB / h2;
   const VectorXd dz = zc - y;
-  const double inertia = 0.5 * (dz.dot(sys.BMB * dz) + 2.0 * dz.dot(sys.BMJ * q)) / h2;
-  const VectorXd F = sys.GB * zc + sys.GJ * p_next;
+  const double inertia = 0.5 * (dz.dot(red.BMB * dz) + 2.0 * dz.dot(red.BMJ * q)) / h2;
+  const VectorXd F = red.GB * zc + red.GJ * p_next;
   VectorXd R;
   polar_rotations(F, sys.dim, R);
   const double external = sys.Bf_ext.size() > 0 ? -sys.Bf_ext.dot(zc) : 0.0;
-  return inertia + 0.5 * zc.dot(BLB * zc) + zc.dot(sys.BLJ * p_next) - R.dot(F) + external;
+  return inertia + 0.5 * zc.dot(BLB * zc) + zc.dot(red.BLJ * p_next) - R.dot(F) + external;
+}
+
+std::size_t FastCD::step_memory_bytes() const {
+  const Impl& f = impl();
+  return detail::bytes_of(f.Zy) + detail::bytes_of(f.Z_q) + detail::bytes_of(f.Z_p) + detail::bytes_of(f.GJf) + detail::bytes_of(f.QT) + detail::bytes_of(f.Kt) + detail::bytes_of(f.Gf) +
+         detail::bytes_of(f.F_y) + detail::bytes_of(f.F_q) + detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) + detail::bytes_of(f.Kf);
+}
+
+std::size_t FastCD::memory_bytes() const {
+  const Impl& f = impl();
+  return step_memory_bytes() + detail::bytes_of(f.J) + detail::bytes_of(f.Mv) + detail::bytes_of(f.W) + detail::bytes_of(f.Phi) + detail::bytes_of(f.B) + detail::bytes_of(f.red.GB) +
+         detail::bytes_of(f.red.GJ) + detail::bytes_of(f.red.BMB) + detail::bytes_of(f.red.BMJ) + detail::bytes_of(f.red.BLJ) +
+         sizeof(double) * static_cast<std::size_t>(f.red.Hr.rows() * f.red.Hr.cols()) + detail::bytes_of(f.constraint.C) +
+         detail::bytes_of(f.constraint.basis) + sizeof(double) * static_cast<std::size_t>(f.D.size() + f.E.size() + f.p0.size()) +
+         sizeof(int) * static_cast<std::size_t>(f.labels.size());
 }
 
 }  // namespace fastcd

@@ -1,132 +1,141 @@
 #include "fastcd/cd/full_cd.hpp"
 
-#include "fastcd/cd/rig.hpp"
+#include <cmath>
+
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
+#include "fastcd/solvers/arap_elements.hpp"
+#include "fastcd/solvers/kron_cholesky.hpp"
 #include "fastcd/solvers/polar_svd.hpp"
 
 namespace fastcd {
 
+/// Everything that depends on the mesh and material only (never on the rig).
+struct FullCD::Factors {
+  Index dim = 0;
+  CDOptions options;
+  ElasticOperators op;
+  VectorXd D;          ///< #V leak field
+  SparseMatrix Hs;     ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
+  ArapElements arap;   ///< per-element tables of the local step and the elastic right-hand side
+  VectorXd f_ext;      ///< Mv g (external force), empty without gravity
+  KronCholesky H_factor;  ///< factor of Hs, solving with H on interleaved vectors
+};
+
 namespace {
 
-void check_step_inputs(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
-                       const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                       const Eigen::Ref<const VectorXd>& p_next) {
-  const Index n = sys.state_dim(), np = sys.J.cols();
-  FASTCD_CHECK(uc.size() == n && uc_dot.size() == n, "u_c and its velocity need ", n, " entries, got ",
-               uc.size(), " and ", uc_dot.size());
-  FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np,
-               " entries, got ", p.size(), ", ", p_dot.size(), ", ", p_next.size());
-  FASTCD_CHECK(uc.allFinite() && uc_dot.allFinite() && p.allFinite() && p_dot.allFinite() && p_next.allFinite(),
+using detail::bytes_of;
+
+std::size_t bytes_of(const ArapElements& a) {
+  return sizeof(int) * (a.vertices.size() + a.incidence_ptr.size() + a.incidence_elem.size()) +
+         sizeof(double) * (a.grads.size() + a.incidence_wg.size());
+}
+
+void check_poses(Index n, Index np, const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
+                 const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                 const Eigen::Ref<const VectorXd>& p_next) {
+  FASTCD_CHECK(s.size() == n && s_dot.size() == n, "u_c and its velocity need ", n, " entries, got ", s.size(),
+               " and ", s_dot.size());
+  FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np, " entries, got ",
+               p.size(), ", ", p_dot.size(), ", ", p_next.size());
+  FASTCD_CHECK(s.allFinite() && s_dot.allFinite() && p.allFinite() && p_dot.allFinite() && p_next.allFinite(),
                "non-finite input (NaN or Inf in the state or the rig pose)");
 }
 
-/// Constant parts of one step, into ws: Jp = J p+, yhat = uc + h uc_dot - J (p+ - p - h p_dot),
+/// Constant parts of one step, into ws: Jp = x_rig(p+), yhat = uc + h uc_dot - (Jp - xr - h xr_dot),
 /// b0 = Mv yhat / h^2 - L Jp (+ Mv g). Allocation-free once ws is sized.
-void step_constants(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
-                    const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                    const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws) {
-  const double h = sys.options.h;
-  const Index n = sys.state_dim();
-  ws.Jp.resize(n);
-  ws.yhat.resize(n);
-  ws.b0.resize(n);
-  ws.Jp.noalias() = sys.J * p_next;
+void finish_step_constants(const FullCD::Factors& f, FullCD::Workspace& ws) {
+  const double h = f.options.dt;
+  ws.b0.resize(ws.yhat.size());
+  ws.b0.noalias() = f.op.Mv * ws.yhat;
+  ws.b0 /= h * h;
+  ws.b0.noalias() -= f.op.L * ws.Jp;
+  if (f.f_ext.size() > 0) ws.b0 += f.f_ext;
+}
+
+void step_constants(const FullCD::Factors& f, const SparseMatrix& J, const Eigen::Ref<const VectorXd>& uc,
+                    const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& p,
+                    const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next,
+                    FullCD::Workspace& ws) {
+  const double h = f.options.dt;
+  ws.Jp.resize(uc.size());
+  ws.yhat.resize(uc.size());
+  ws.Jp.noalias() = J * p_next;
   ws.yhat = uc + h * uc_dot;
-  ws.yhat.noalias() -= sys.J * (p_next - p - h * p_dot);
-  ws.b0.noalias() = sys.op.Mv * ws.yhat;
-  ws.b0 /= h * h;
-  ws.b0.noalias() -= sys.op.L * ws.Jp;
-  if (sys.f_ext.size() > 0) ws.b0 += sys.f_ext;
-}
-
-/// Same constants from rig positions: Jp = xr_next, yhat = uc + h uc_dot - (xr_next - xr - h xr_dot).
-void step_constants_positions(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
-                              const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& xr,
-                              const Eigen::Ref<const VectorXd>& xr_dot, const Eigen::Ref<const VectorXd>& xr_next,
-                              FullCDWorkspace& ws) {
-  const double h = sys.options.h;
-  const Index n = sys.state_dim();
-  ws.Jp.resize(n);
-  ws.yhat.resize(n);
-  ws.b0.resize(n);
-  ws.Jp = xr_next;
-  ws.yhat = uc + h * uc_dot - (xr_next - xr - h * xr_dot);
-  ws.b0.noalias() = sys.op.Mv * ws.yhat;
-  ws.b0 /= h * h;
-  ws.b0.noalias() -= sys.op.L * ws.Jp;
-  if (sys.f_ext.size() > 0) ws.b0 += sys.f_ext;
-}
-
-/// The local/global iterations from u = uc, with ws.Jp and ws.b0 set.
-void iterate(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, Eigen::Ref<VectorXd> u, FullCDWorkspace& ws,
-             int iters) {
-  const Index n = sys.state_dim(), nf = sys.op.G.rows();
-  ws.x.resize(n);
-  ws.F.resize(nf);
-  ws.R.resize(nf);
-  ws.b.resize(n);
-  ws.u_prev.resize(n);
-  ws.scratch.resize(n);
-  u = uc;
-  for (int it = 0; it < iters; ++it) {
-    // local: closest rotation per element
-    ws.x = ws.Jp + u;
-    arap_deformation(sys.arap, ws.x.data(), ws.F.data());
-    sys.dim == 2 ? detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data())
-                 : detail::polar_rotations_unchecked<3>(ws.F.data(), nf / 9, ws.R.data());
-    // global: constrained solve u = H^{-1} b - Y S^{-1} Cb H^{-1} b
-    arap_elastic_rhs(sys.arap, ws.R.data(), ws.b0.data(), ws.b.data());
-    ws.u_prev = u;
-    sys.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
-    if (sys.constraint.rank > 0) {
-      ws.lambda.noalias() = sys.constraint.basis * u;
-      sys.schur.solveInPlace(ws.lambda);
-      u.noalias() -= sys.Y * ws.lambda;
-    }
-    if (sys.options.tolerance > 0 && (u - ws.u_prev).norm() < sys.options.tolerance) break;
-  }
-}
-
-/// Y = H^{-1} basis^T and the Schur complement basis Y for the current constraint.
-void factor_constraint(FullCD& sys) {
-  sys.Y.resize(sys.state_dim(), 0);
-  sys.schur = Eigen::LLT<MatrixXd>(MatrixXd(0, 0));  // (a default LLT has an uninitialised status)
-  if (sys.constraint.rank == 0) return;
-  const MatrixXd Ct = sys.constraint.basis.transpose();
-  sys.Y.resize(Ct.rows(), Ct.cols());
-  VectorXd scratch(Ct.rows());
-  for (Index k = 0; k < Ct.cols(); ++k) sys.H_factor.solve(Ct.col(k).data(), sys.Y.col(k).data(), scratch.data());
-  sys.schur.compute(sys.constraint.basis * sys.Y);
-  FASTCD_ENSURE(sys.schur.info() == Eigen::Success, "constraint Schur complement is not positive definite");
+  ws.yhat.noalias() -= J * (p_next - p - h * p_dot);
+  finish_step_constants(f, ws);
 }
 
 }  // namespace
+
+FullCD::FullCD() = default;
+FullCD::FullCD(const FullCD&) = default;
+FullCD& FullCD::operator=(const FullCD&) = default;
+FullCD::FullCD(FullCD&&) noexcept = default;
+FullCD& FullCD::operator=(FullCD&&) noexcept = default;
+FullCD::~FullCD() = default;
+
+Index FullCD::dim() const { return f_ ? f_->dim : 0; }
+Index FullCD::num_vertices() const { return f_ ? f_->op.Mv.rows() / f_->dim : 0; }
+Index FullCD::state_dim() const { return f_ ? f_->op.Mv.rows() : 0; }
+Index FullCD::n_rot() const { return f_ ? f_->op.vol.size() : 0; }
+const CDOptions& FullCD::options() const {
+  static const CDOptions none;
+  return f_ ? f_->options : none;
+}
+const VectorXd& FullCD::D() const {
+  static const VectorXd none;
+  return f_ ? f_->D : none;
+}
+const SparseMatrix& FullCD::Mv() const { return operators().Mv; }
+const ElasticOperators& FullCD::operators() const {
+  static const ElasticOperators none;
+  return f_ ? f_->op : none;
+}
+
+void FullCD::factor_constraint() {
+  Y_.resize(state_dim(), 0);
+  schur_ = Eigen::LLT<MatrixXd>(MatrixXd(0, 0));  // (a default LLT has an uninitialised status)
+  if (constraint_.rank == 0) return;
+  const MatrixXd Ct = constraint_.basis.transpose();
+  Y_.resize(Ct.rows(), Ct.cols());
+  VectorXd scratch(Ct.rows());
+  for (Index k = 0; k < Ct.cols(); ++k) f_->H_factor.solve(Ct.col(k).data(), Y_.col(k).data(), scratch.data());
+  schur_.compute(constraint_.basis * Y_);
+  FASTCD_ENSURE(schur_.info() == Eigen::Success, "constraint Schur complement is not positive definite");
+}
 
 FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                           const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options) {
   validate(options);
   check_mesh(X, T, "full_cd_precompute");
-  FullCD sys;
-  sys.dim = X.cols();
-  sys.options = options;
   FASTCD_CHECK(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
   FASTCD_CHECK(p0.size() == J.cols(), "rest pose p0 has ", p0.size(), " entries, J has ", J.cols(), " columns");
-  sys.J = J;
-  sys.p0 = p0;
-  sys.op = elastic_operators(X, T, options.ym, options.pr, options.rho);
-  sys.D = momentum_leak_field(X, T, options.leak);
-  sys.constraint = complementarity_constraint(J, sys.op.Mv, sys.D, sys.dim, options.constraint_rtol);
-  sys.Hs = SparseMatrix(dirichlet_laplacian(X, T, sys.op.mu) + massmatrix(X, T, options.rho) / (options.h * options.h));
-  sys.H_factor.compute(sys.Hs, sys.dim, options.backend);
-  sys.arap = arap_elements(X, T, sys.op.mu_vol);
+  for (Index k = 0; k < J.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(J, k); it; ++it)
+      FASTCD_CHECK(std::isfinite(it.value()), "rig Jacobian J(", it.row(), ", ", it.col(), ") is ", it.value());
+  FASTCD_CHECK(p0.allFinite(), "rest pose p0 has NaN or Inf entries");
+  auto f = std::make_shared<FullCD::Factors>();
+  f->dim = X.cols();
+  f->options = options;
+  f->op = elastic_operators(X, T, options.ym, options.pr, options.rho);
+  f->D = momentum_leak_field(X, T, options.leak);
+  f->Hs = SparseMatrix(dirichlet_laplacian(X, T, f->op.mu) + massmatrix(X, T, options.rho) / (options.dt * options.dt));
+  f->H_factor.compute(f->Hs, f->dim, options.backend);
+  f->arap = arap_elements(X, T, f->op.mu_vol);
   if (options.gravity.size() > 0) {
-    FASTCD_CHECK(options.gravity.size() == sys.dim, "gravity needs ", sys.dim, " entries, got ", options.gravity.size());
-    sys.f_ext = sys.op.Mv * options.gravity.replicate(X.rows(), 1);
+    FASTCD_CHECK(options.gravity.size() == f->dim, "gravity needs ", f->dim, " entries, got ", options.gravity.size());
+    f->f_ext = f->op.Mv * options.gravity.replicate(X.rows(), 1);
   }
-  factor_constraint(sys);
+  FullCD sys;
+  sys.f_ = std::move(f);
+  sys.J_ = J;
+  sys.p0_ = p0;
+  sys.constraint_ = complementarity_constraint(J, sys.f_->op.Mv, sys.f_->D, sys.f_->dim, options.constraint_rtol);
+  sys.factor_constraint();
   return sys;
 }
 
@@ -138,102 +147,139 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   return full_cd_precompute(X, T, rig.jacobian(p0), p0, options);
 }
 
-void full_cd_update_constraint(FullCD& sys, const SparseMatrix& J) {
-  FASTCD_CHECK(J.rows() == sys.state_dim() && J.cols() == sys.J.cols(), "rig Jacobian is ", J.rows(), " x ", J.cols(),
-               ", expected ", sys.state_dim(), " x ", sys.J.cols());
-  sys.J = J;
-  sys.constraint = complementarity_constraint(J, sys.op.Mv, sys.D, sys.dim, sys.options.constraint_rtol);
-  factor_constraint(sys);
+void FullCD::set_rig_jacobian(const SparseMatrix& J) {
+  FASTCD_CHECK(f_ != nullptr, "the solver is empty (build it with full_cd_precompute)");
+  FASTCD_CHECK(J.rows() == state_dim() && J.cols() == J_.cols(), "rig Jacobian is ", J.rows(), " x ", J.cols(),
+               ", expected ", state_dim(), " x ", J_.cols());
+  J_ = J;
+  constraint_ = complementarity_constraint(J, f_->op.Mv, f_->D, f_->dim, f_->options.constraint_rtol);
+  factor_constraint();
 }
 
-void full_cd_step_positions(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
-                            const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& xr,
-                            const Eigen::Ref<const VectorXd>& xr_dot, const Eigen::Ref<const VectorXd>& xr_next,
-                            Eigen::Ref<VectorXd> u, FullCDWorkspace& ws, int iterations) {
-  const Index n = sys.state_dim();
-  FASTCD_CHECK(uc.size() == n && uc_dot.size() == n && xr.size() == n && xr_dot.size() == n && xr_next.size() == n &&
+/// The local/global iterations from u = s, with ws.Jp and ws.b0 set.
+void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u, Workspace& ws, int iters) const {
+  const Factors& f = *f_;
+  const Index n = state_dim(), nf = f.op.G.rows();
+  ws.x.resize(n);
+  ws.F.resize(nf);
+  ws.R.resize(nf);
+  ws.b.resize(n);
+  ws.u_prev.resize(n);
+  ws.scratch.resize(n);
+  u = s;
+  for (int it = 0; it < iters; ++it) {
+    // local: closest rotation per element
+    ws.x = ws.Jp + u;
+    arap_deformation(f.arap, ws.x.data(), ws.F.data());
+    f.dim == 2 ? detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data())
+               : detail::polar_rotations_unchecked<3>(ws.F.data(), nf / 9, ws.R.data());
+    // global: constrained solve u = H^{-1} b - Y S^{-1} Cb H^{-1} b
+    arap_elastic_rhs(f.arap, ws.R.data(), ws.b0.data(), ws.b.data());
+    ws.u_prev = u;
+    f.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
+    if (constraint_.rank > 0) {
+      ws.lambda.noalias() = constraint_.basis * u;
+      schur_.solveInPlace(ws.lambda);
+      u.noalias() -= Y_ * ws.lambda;
+    }
+    if (f.options.tolerance > 0 && (u - ws.u_prev).norm() < f.options.tolerance) break;
+  }
+}
+
+void FullCD::step_positions(const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
+                            const Eigen::Ref<const VectorXd>& xr, const Eigen::Ref<const VectorXd>& xr_dot,
+                            const Eigen::Ref<const VectorXd>& xr_next, Eigen::Ref<VectorXd> u, Workspace& ws,
+                            int iterations) const {
+  FASTCD_CHECK(f_ != nullptr, "the solver is empty (build it with full_cd_precompute)");
+  const Index n = state_dim();
+  FASTCD_CHECK(s.size() == n && s_dot.size() == n && xr.size() == n && xr_dot.size() == n && xr_next.size() == n &&
                    u.size() == n,
                "u_c, its velocity, the rig positions, velocity, next positions and the output need ", n,
-               " entries each, got ", uc.size(), ", ", uc_dot.size(), ", ", xr.size(), ", ", xr_dot.size(), ", ",
+               " entries each, got ", s.size(), ", ", s_dot.size(), ", ", xr.size(), ", ", xr_dot.size(), ", ",
                xr_next.size(), ", ", u.size());
-  FASTCD_CHECK(uc.allFinite() && uc_dot.allFinite() && xr.allFinite() && xr_dot.allFinite() && xr_next.allFinite(),
+  FASTCD_CHECK(s.allFinite() && s_dot.allFinite() && xr.allFinite() && xr_dot.allFinite() && xr_next.allFinite(),
                "non-finite input (NaN or Inf in the state or the rig positions)");
-  step_constants_positions(sys, uc, uc_dot, xr, xr_dot, xr_next, ws);
-  iterate(sys, uc, u, ws, iterations < 0 ? sys.options.iterations : iterations);
+  const double h = f_->options.dt;
+  ws.Jp.resize(n);
+  ws.yhat.resize(n);
+  ws.Jp = xr_next;
+  ws.yhat = s + h * s_dot - (xr_next - xr - h * xr_dot);
+  finish_step_constants(*f_, ws);
+  iterate(s, u, ws, iterations < 0 ? f_->options.iterations : iterations);
 }
 
-CDState full_cd_initial_state(const FullCD& sys, const Rig& rig) {
-  CDState s = rest_state(sys.state_dim(), rig.rest_params());
-  s.x = rig.positions(s.p);
-  s.x_dot = VectorXd::Zero(s.x.size());
-  return s;
-}
-
-void full_cd_advance(FullCD& sys, const Rig& rig, CDState& state, const Eigen::Ref<const VectorXd>& p_next,
-                     FullCDWorkspace& ws) {
-  FASTCD_CHECK(state.x.size() == sys.state_dim(), "state has no rig positions: start it with "
-               "full_cd_initial_state(sys, rig)");
-  VectorXd x_next = rig.positions(p_next);
-  if (!rig.is_linear()) full_cd_update_constraint(sys, rig.jacobian(p_next));
-  ws.s_next.resize(sys.state_dim());
-  full_cd_step_positions(sys, state.s, state.s_dot, state.x, state.x_dot, x_next, ws.s_next, ws);
-  const double h = sys.options.h;
-  state.x_dot = (x_next - state.x) / h;
-  state.x.swap(x_next);
-  accept_step(state, ws.s_next, p_next, h);
-}
-
-void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+void FullCD::step(const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
                   const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                  const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> u, FullCDWorkspace& ws,
-                  int iterations) {
-  check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
-  FASTCD_CHECK(u.size() == sys.state_dim(), "output has ", u.size(), " entries, expected ", sys.state_dim());
-  step_constants(sys, uc, uc_dot, p, p_dot, p_next, ws);
-  iterate(sys, uc, u, ws, iterations < 0 ? sys.options.iterations : iterations);
+                  const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> s_out, Workspace& ws,
+                  int iterations) const {
+  FASTCD_CHECK(f_ != nullptr, "the solver is empty (build it with full_cd_precompute)");
+  check_poses(state_dim(), J_.cols(), s, s_dot, p, p_dot, p_next);
+  FASTCD_CHECK(s_out.size() == state_dim(), "output has ", s_out.size(), " entries, expected ", state_dim());
+  step_constants(*f_, J_, s, s_dot, p, p_dot, p_next, ws);
+  iterate(s, s_out, ws, iterations < 0 ? f_->options.iterations : iterations);
 }
 
-VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
+VectorXd FullCD::step(const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
                       const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                      const Eigen::Ref<const VectorXd>& p_next, int iterations) {
-  FullCDWorkspace ws;
-  VectorXd u(sys.state_dim());
-  full_cd_step(sys, uc, uc_dot, p, p_dot, p_next, u, ws, iterations);
+                      const Eigen::Ref<const VectorXd>& p_next, int iterations) const {
+  Workspace ws;
+  VectorXd u(state_dim());
+  step(s, s_dot, p, p_dot, p_next, u, ws, iterations);
   return u;
 }
 
-CDState full_cd_initial_state(const FullCD& sys) { return rest_state(sys.state_dim(), sys.p0); }
+CDState FullCD::initial_state() const { return detail::rest_state(state_dim(), p0_); }
 
-void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next) {
-  FullCDWorkspace ws;
-  full_cd_advance(sys, state, p_next, ws);
+void FullCD::advance(CDState& state, const Eigen::Ref<const VectorXd>& p_next, Workspace& ws) const {
+  ws.s_next.resize(state_dim());
+  step(state.s, state.s_dot, state.p, state.p_dot, p_next, ws.s_next, ws);
+  detail::accept_step(state, ws.s_next, p_next, f_->options.dt);
 }
 
-void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws) {
-  ws.s_next.resize(sys.state_dim());
-  full_cd_step(sys, state.s, state.s_dot, state.p, state.p_dot, p_next, ws.s_next, ws);
-  accept_step(state, ws.s_next, p_next, sys.options.h);
+void FullCD::lift(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u) const {
+  FASTCD_CHECK(s.size() == state_dim() && u.size() == state_dim(), "s and u need ", state_dim(), " entries, got ",
+               s.size(), " and ", u.size());
+  u = s;
 }
 
-MatrixXd full_cd_positions(const FullCD& sys, const CDState& state) {
-  return unflatten(sys.J * state.p + state.s, sys.dim);
+VectorXd FullCD::lift(const Eigen::Ref<const VectorXd>& s) const {
+  VectorXd u(state_dim());
+  lift(s, u);
+  return u;
 }
 
-double full_cd_energy(const FullCD& sys, const Eigen::Ref<const VectorXd>& u, const Eigen::Ref<const VectorXd>& uc,
-                      const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& p,
-                      const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next) {
-  check_step_inputs(sys, uc, uc_dot, p, p_dot, p_next);
-  FASTCD_CHECK(u.size() == sys.state_dim(), "u has ", u.size(), " entries, expected ", sys.state_dim());
-  FullCDWorkspace t;
-  step_constants(sys, uc, uc_dot, p, p_dot, p_next, t);
-  const double h = sys.options.h;
-  const VectorXd du = u - t.yhat;
-  const VectorXd F = sys.op.G * (t.Jp + u);
+MatrixXd FullCD::positions(const CDState& state) const { return unflatten(J_ * state.p + state.s, dim()); }
+
+double FullCD::energy(const Eigen::Ref<const VectorXd>& s_c, const Eigen::Ref<const VectorXd>& s,
+                      const Eigen::Ref<const VectorXd>& s_dot, const Eigen::Ref<const VectorXd>& p,
+                      const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next) const {
+  FASTCD_CHECK(f_ != nullptr, "the solver is empty (build it with full_cd_precompute)");
+  check_poses(state_dim(), J_.cols(), s, s_dot, p, p_dot, p_next);
+  FASTCD_CHECK(s_c.size() == state_dim(), "u has ", s_c.size(), " entries, expected ", state_dim());
+  const Factors& f = *f_;
+  Workspace t;
+  step_constants(f, J_, s, s_dot, p, p_dot, p_next, t);
+  const double h = f.options.dt;
+  const VectorXd du = s_c - t.yhat;
+  const VectorXd F = f.op.G * (t.Jp + s_c);
   VectorXd R;
-  polar_rotations(F, sys.dim, R);
+  polar_rotations(F, f.dim, R);
   const VectorXd e = F - R;
-  const double external = sys.f_ext.size() > 0 ? -sys.f_ext.dot(u) : 0.0;
-  return 0.5 * du.dot(sys.op.Mv * du) / (h * h) + 0.5 * e.dot(sys.op.AMue * e) + external;
+  const double external = f.f_ext.size() > 0 ? -f.f_ext.dot(s_c) : 0.0;
+  return 0.5 * du.dot(f.op.Mv * du) / (h * h) + 0.5 * e.dot(f.op.AMue * e) + external;
+}
+
+std::size_t FullCD::memory_bytes() const {
+  if (!f_) return 0;
+  const Factors& f = *f_;
+  // The factor: the simplicial backend keeps L by columns and by rows (value + index each),
+  // CHOLMOD its supernodes (about value + index).
+  const std::size_t per_entry = f.H_factor.backend() == CholeskyBackend::Cholmod ? 12 : 24;
+  return bytes_of(J_) + bytes_of(p0_) + bytes_of(f.op.G) + bytes_of(f.op.L) + bytes_of(f.op.Mv) + bytes_of(f.op.AMue) +
+         bytes_of(f.op.AMu) + bytes_of(f.op.vol) + bytes_of(f.op.mu_vol) + bytes_of(f.D) + bytes_of(f.Hs) + bytes_of(f.arap) +
+         bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(constraint_.C) + bytes_of(constraint_.basis) +
+         sizeof(double) * static_cast<std::size_t>(Y_.cols() * Y_.cols()) +
+         per_entry * static_cast<std::size_t>(f.H_factor.factor_entries());
 }
 
 }  // namespace fastcd

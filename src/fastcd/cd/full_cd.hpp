@@ -1,42 +1,121 @@
 #pragma once
-// Full-order complementary dynamics (the seed's FullCD): per-element ARAP rotations and a
-// prefactored constrained global solve keeping J^T M D u_c = 0.
+// Full-order complementary dynamics (Zhang et al. 2020; simkit tutorial 23's FullCD):
+// per-element ARAP rotations and a prefactored constrained global solve keeping
+// J^T M D u_c = 0.
+#include <cstddef>
+#include <memory>
+
 #include <Eigen/Cholesky>
 
 #include "fastcd/cd/complementarity.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
-#include "fastcd/solvers/arap_elements.hpp"
-#include "fastcd/solvers/kron_cholesky.hpp"
 
 namespace fastcd {
 
-/// Everything that does not change between steps. Build with `full_cd_precompute`.
+/// The precomputed full-order solver. Build it with `full_cd_precompute`; step it with `step`
+/// or `advance` (or let a `Simulation` do both).
 ///
-/// Global step: minimise 1/(2h^2) ||u - y + J q||_M^2 + sum_e mu vol_e/2 ||F_e(J p+ + u) - R_e||^2
-/// subject to C u = 0. Instead of factoring the indefinite KKT matrix, H = L + M/h^2 is
-/// factorised once (sparse Cholesky of its scalar block Hs, since H = kron(Hs, I_dim)), with Y = H^{-1} Cb^T and the small SPD Schur complement
-/// S = Cb Y over an orthonormal basis Cb of C's row space; a solve is u0 = H^{-1} b,
-/// u = u0 - Y S^{-1} (Cb u0).
-struct FullCD {
-  Index dim = 0;
-  CDOptions options;
-  ElasticOperators op;
-  SparseMatrix J;
-  VectorXd p0;
-  VectorXd D;                          ///< #V leak field
-  ComplementarityConstraint constraint;
-  SparseMatrix Hs;                     ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
-  ArapElements arap;                   ///< per-element G and G^T AMue (the local step's operators)
-  VectorXd f_ext;                      ///< Mv g (external force), empty without gravity
-  KronCholesky H_factor;               ///< factor of Hs, solving with H on interleaved vectors
-  MatrixXd Y;                          ///< H^{-1} basis^T
+/// Each step minimises 1/(2h^2) ||u - y + J q||_M^2 + sum_e mu vol_e/2 ||F_e(J p+ + u) - R_e||^2
+/// over the complementary displacement u subject to C u = 0 (C = J^T M D), by local/global
+/// iterations. Instead of factoring the indefinite KKT matrix, H = L + M/h^2 = kron(Hs, I_dim)
+/// is factorised once through its scalar block Hs, with Y = H^{-1} Cb^T and the small SPD
+/// Schur complement S = Cb Y over an orthonormal basis Cb of C's row space; a constrained solve
+/// is u0 = H^{-1} b, u = u0 - Y S^{-1} (Cb u0).
+///
+/// The state s is u_c itself (#V*dim, vertex-interleaved). Copies share the (immutable)
+/// factorisation; `set_rig_jacobian` changes only the copy it is called on.
+class FullCD {
+ public:
+  /// Scratch space of `step` / `advance`: sized on first use, allocation-free afterwards. One
+  /// workspace per thread stepping the same solver.
+  struct Workspace {
+    VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda, scratch;
+    VectorXd s_next;  ///< advance's new u_c (swapped with the state's)
+  };
+
+  FullCD();  ///< empty; use full_cd_precompute
+  FullCD(const FullCD&);
+  FullCD& operator=(const FullCD&);
+  FullCD(FullCD&&) noexcept;
+  FullCD& operator=(FullCD&&) noexcept;
+  ~FullCD();
+
+  // ---- what a user reads
+  Index dim() const;
+  Index num_vertices() const;
+  Index state_dim() const;  ///< #V*dim
+  Index n_rot() const;      ///< rotations per local step (#T)
+  const CDOptions& options() const;
+  const SparseMatrix& J() const { return J_; }     ///< #V*dim x #p rig Jacobian (the current one)
+  const VectorXd& p0() const { return p0_; }       ///< #p rest pose
+  const VectorXd& D() const;                       ///< #V momentum-leak field
+  const SparseMatrix& Mv() const;                  ///< #V*dim lumped mass
+  const ComplementarityConstraint& constraint() const { return constraint_; }
+  const ElasticOperators& operators() const;       ///< Mv, G, L, mu, ... (simkit's elastic_operators)
+
+  // ---- stepping (the same signatures as FastCD)
+  /// Rest state: u_c = 0, at rest, rig at p0.
+  CDState initial_state() const;
+  /// Tutorial 23's FullCD.step: u_c after one backward-Euler step from (s, s_dot) while the rig
+  /// moves from p (velocity p_dot) to p_next, into s_out; allocation-free once `ws` is sized.
+  /// `iterations` < 0 uses the options'.
+  /// @throws std::invalid_argument for wrong sizes or non-finite inputs.
+  void step(const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
+            const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+            const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> s_out, Workspace& ws,
+            int iterations = -1) const;
+  /// The same, returning a new vector.
+  VectorXd step(const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
+                const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
+                const Eigen::Ref<const VectorXd>& p_next, int iterations = -1) const;
+  /// One step of `state` to rig pose p_next, velocities by finite differences over dt (the
+  /// tutorial's roll-out). Allocation-free once `ws` is sized.
+  void advance(CDState& state, const Eigen::Ref<const VectorXd>& p_next, Workspace& ws) const;
+  /// u_c of a state (#V*dim): s itself in full order.
+  void lift(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u) const;
+  VectorXd lift(const Eigen::Ref<const VectorXd>& s) const;
+  /// Vertex positions J p + u_c (#V x dim) of a state.
+  MatrixXd positions(const CDState& state) const;
+  /// The step's objective at candidate s_c (optimal rotation per element) for the step from
+  /// (s, s_dot, p, p_dot) to p_next; the local/global iterations never increase it.
+  double energy(const Eigen::Ref<const VectorXd>& s_c, const Eigen::Ref<const VectorXd>& s,
+                const Eigen::Ref<const VectorXd>& s_dot, const Eigen::Ref<const VectorXd>& p,
+                const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next) const;
+  /// Bytes held by the precomputed solver (operators, factor, constraint).
+  std::size_t memory_bytes() const;
+
+  // ---- any rig (Zhang et al. 2020: complementary dynamics needs only x(p) and J(p))
+  /// The step written in rig positions: the rig enters only through its positions now (xr),
+  /// their velocity (xr_dot) and the next positions (xr_next), all #V*dim. Equals `step` with
+  /// xr = J p, xr_dot = J p_dot, xr_next = J p_next; works for any rig.
+  void step_positions(const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
+                      const Eigen::Ref<const VectorXd>& xr, const Eigen::Ref<const VectorXd>& xr_dot,
+                      const Eigen::Ref<const VectorXd>& xr_next, Eigen::Ref<VectorXd> s_out, Workspace& ws,
+                      int iterations = -1) const;
+  /// Replaces the constraint by J^T M D for a new rig Jacobian (a nonlinear rig, every
+  /// frame). H's factorisation is reused: only Y = H^{-1} basis^T (rank solves) and the small
+  /// Schur complement are rebuilt.
+  /// @throws std::invalid_argument when J has the wrong shape.
+  void set_rig_jacobian(const SparseMatrix& J);
+
+  struct Factors;  ///< the precomputed operators and factorisation (opaque; full_cd.cpp)
+
+ private:
+  friend FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>&, const Eigen::Ref<const MatrixXi>&,
+                                   const SparseMatrix&, const Eigen::Ref<const VectorXd>&, const CDOptions&);
+  void factor_constraint();
+  void iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u, Workspace& ws, int iterations) const;
+
+  std::shared_ptr<const Factors> f_;
+  SparseMatrix J_;
+  VectorXd p0_;
+  ComplementarityConstraint constraint_;
+  MatrixXd Y_;  ///< H^{-1} basis^T
   // (Initialised on an empty matrix: a default LLT leaves its status uninitialised, and copying
-  // the system before a constraint is set would read it.)
-  Eigen::LLT<MatrixXd> schur{MatrixXd(0, 0)};  ///< basis H^{-1} basis^T
-  Index n_rot() const { return op.vol.size(); }
-  Index state_dim() const { return op.Mv.rows(); }
+  // the solver before a constraint is set would read it.)
+  Eigen::LLT<MatrixXd> schur_{MatrixXd(0, 0)};  ///< basis H^{-1} basis^T
 };
 
 /// Precomputes the full-order solver for mesh (X, T) under rig J (#V*dim x #p) whose rest
@@ -47,67 +126,8 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
                           const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
                           const CDOptions& options = {});
 
-/// Full order for any rig (see rig.hpp): J = rig.jacobian(rest), p0 = rig.rest_params().
+/// Full order for any rig (rig.hpp): J = rig.jacobian(rest), p0 = rig.rest_params().
 FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, const Rig& rig,
                           const CDOptions& options = {});
-
-/// Replaces the constraint by J^T M D for a new rig Jacobian (a nonlinear rig, every frame).
-/// H's factorisation is reused: only the thin Y = H^{-1} basis^T (rank solves) and the small
-/// Schur complement are rebuilt.
-void full_cd_update_constraint(FullCD& sys, const SparseMatrix& J);
-
-/// Scratch space for full_cd_step (sized on first use, reused afterwards).
-struct FullCDWorkspace {
-  VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda, scratch;
-  VectorXd s_next;  ///< full_cd_advance's new u_c (swapped with the state's)
-};
-
-/// The seed's FullCD.step into u_out, reusing `ws`.
-void full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
-                  const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                  const Eigen::Ref<const VectorXd>& p_next, Eigen::Ref<VectorXd> u_out, FullCDWorkspace& ws,
-                  int iterations = -1);
-
-/// The seed's FullCD.step: returns u_c after one backward-Euler step from (uc, uc_dot) while
-/// the rig moves from p (velocity p_dot) to p_next. `iterations` < 0 uses the options'.
-VectorXd full_cd_step(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
-                      const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& p,
-                      const Eigen::Ref<const VectorXd>& p_dot, const Eigen::Ref<const VectorXd>& p_next,
-                      int iterations = -1);
-
-/// The step written in rig positions instead of parameters: the rig enters only through its
-/// positions now (xr), their velocity (xr_dot) and the next positions (xr_next), all #V*dim.
-/// Equals full_cd_step with xr = J p, xr_dot = J p_dot, xr_next = J p_next; works for any rig.
-void full_cd_step_positions(const FullCD& sys, const Eigen::Ref<const VectorXd>& uc,
-                            const Eigen::Ref<const VectorXd>& uc_dot, const Eigen::Ref<const VectorXd>& xr,
-                            const Eigen::Ref<const VectorXd>& xr_dot, const Eigen::Ref<const VectorXd>& xr_next,
-                            Eigen::Ref<VectorXd> u_out, FullCDWorkspace& ws, int iterations = -1);
-
-/// Rest state for any rig: u_c = 0, p = rig.rest_params(), x = rig positions, all at rest.
-CDState full_cd_initial_state(const FullCD& sys, const Rig& rig);
-
-/// One step of any rig to pose p_next: rig positions from the rig, velocities by finite
-/// differences; for a nonlinear rig the constraint is first rebuilt from J(p_next)
-/// (full_cd_update_constraint), so J(p)^T M D u_c = 0 holds every frame.
-void full_cd_advance(FullCD& sys, const Rig& rig, CDState& state, const Eigen::Ref<const VectorXd>& p_next,
-                     FullCDWorkspace& ws);
-
-/// Rest state: u_c = 0, at rest, rig at p0.
-CDState full_cd_initial_state(const FullCD& sys);
-
-/// Steps `state` to rig pose p_next, updating velocities by finite differences (as the seed's
-/// roll-out does).
-void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next);
-void full_cd_advance(const FullCD& sys, CDState& state, const Eigen::Ref<const VectorXd>& p_next, FullCDWorkspace& ws);
-
-/// Vertex positions J p + u_c (#V x dim) of a state.
-MatrixXd full_cd_positions(const FullCD& sys, const CDState& state);
-
-/// The step's objective at u (rotations chosen optimally per element); the local/global
-/// iterations never increase it.
-double full_cd_energy(const FullCD& sys, const Eigen::Ref<const VectorXd>& u,
-                      const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot,
-                      const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
-                      const Eigen::Ref<const VectorXd>& p_next);
 
 }  // namespace fastcd

@@ -5,7 +5,7 @@
 namespace fastcd {
 
 enum class LeakFieldKind {
-  Diffusion,  ///< simkit / the seed: D = 1 - diffuse_field(boundary -> 1, dt), min-max normalised
+  Diffusion,  ///< simkit / tutorial 23: D = 1 - diffuse_field(boundary -> 1, dt), min-max normalised
   Poisson,    ///< the 2020 paper: K phi = M 1 inside, phi = 0 on the boundary, D = phi / max(phi)
   None,       ///< D = 1: momentum conserved everywhere
   Values,     ///< per-vertex values given by the user (e.g. read from a file), each in [0, 1]
@@ -13,7 +13,7 @@ enum class LeakFieldKind {
 
 struct LeakFieldOptions {
   LeakFieldKind kind = LeakFieldKind::Diffusion;
-  double dt = 1.0;  ///< diffusion time of the Diffusion kind (the seed uses 1)
+  double dt = 1.0;  ///< diffusion time of the Diffusion kind (tutorial 23 uses 1)
   VectorXd values;  ///< #V values of the Values kind
 };
 

@@ -7,7 +7,7 @@
 namespace fastcd {
 
 void validate(const CDOptions& o) {
-  FASTCD_CHECK(std::isfinite(o.h) && o.h > 0, "time step h must be finite and > 0, got ", o.h);
+  FASTCD_CHECK(std::isfinite(o.dt) && o.dt > 0, "time step dt must be finite and > 0, got ", o.dt);
   FASTCD_CHECK(std::isfinite(o.ym) && o.ym > 0, "Young's modulus must be finite and > 0, got ", o.ym);
   FASTCD_CHECK(std::isfinite(o.pr) && o.pr > -1.0 && o.pr < 0.5, "Poisson ratio must lie in (-1, 0.5), got ", o.pr);
   FASTCD_CHECK(std::isfinite(o.rho) && o.rho > 0, "density must be finite and > 0, got ", o.rho);
@@ -20,9 +20,7 @@ void validate(const CDOptions& o) {
   FASTCD_CHECK(o.constraint_rtol > 0 && o.constraint_rtol < 1, "constraint_rtol must lie in (0, 1), got ", o.constraint_rtol);
 }
 
-}  // namespace fastcd
-
-namespace fastcd {
+namespace detail {
 
 CDState rest_state(Index state_dim, const Eigen::Ref<const VectorXd>& p0) {
   CDState s;
@@ -33,11 +31,12 @@ CDState rest_state(Index state_dim, const Eigen::Ref<const VectorXd>& p0) {
   return s;
 }
 
-void accept_step(CDState& state, VectorXd& s_new, const Eigen::Ref<const VectorXd>& p_next, double h) {
-  state.s_dot = (s_new - state.s) / h;
-  state.p_dot = (p_next - state.p) / h;
+void accept_step(CDState& state, VectorXd& s_new, const Eigen::Ref<const VectorXd>& p_next, double dt) {
+  state.s_dot = (s_new - state.s) / dt;
+  state.p_dot = (p_next - state.p) / dt;
   state.s.swap(s_new);
   state.p = p_next;
 }
 
+}  // namespace detail
 }  // namespace fastcd

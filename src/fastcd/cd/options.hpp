@@ -1,22 +1,23 @@
 #pragma once
-// Settings shared by the full-order and fast complementary-dynamics solvers.
+// Settings shared by the full-order and fast complementary-dynamics solvers, and the state
+// they advance. Names follow docs/vocabulary.md (the same in C++, Python, the CLI and JSON).
 #include "fastcd/cd/leak_field.hpp"
 #include "fastcd/solvers/kron_cholesky.hpp"
 
 namespace fastcd {
 
 struct CDOptions {
-  double h = 1e-2;      ///< time step (s)
-  double ym = 1e5;      ///< Young's modulus (Pa)
-  double pr = 0.0;      ///< Poisson ratio (ARAP uses only mu)
-  double rho = 1e3;     ///< density (kg / m^dim)
-  int iterations = 10;  ///< local/global iterations per step (the seed: 10)
+  double dt = 1e-2;        ///< time step (s); "h" in the formulas
+  double ym = 1e5;         ///< Young's modulus (Pa)
+  double pr = 0.0;         ///< Poisson ratio (ARAP uses only mu)
+  double rho = 1e3;        ///< density (kg / m^dim)
+  int iterations = 10;     ///< local/global iterations per step (simkit tutorial 23: 10)
   double tolerance = 0.0;  ///< stop early when the update is smaller (0 = always `iterations`)
-  int modes = 10;       ///< fast: skinning eigenmodes (subspace size modes*dim*(dim+1))
-  int clusters = 20;    ///< fast: rotation clusters
+  int modes = 10;          ///< fast: skinning eigenmodes (subspace size modes*dim*(dim+1))
+  int clusters = 20;       ///< fast: rotation clusters
   LeakFieldOptions leak;
-  VectorXd gravity;     ///< external acceleration (dim entries, e.g. (0, -9.8)); empty = none,
-                        ///< as in the seed and the 2020 release
+  VectorXd gravity;  ///< external acceleration (dim entries, e.g. (0, -9.8)); empty = none,
+                     ///< as in the tutorial and the 2020 release
   double constraint_rtol = 1e-10;  ///< relative singular-value cut-off of the constraint rank
   CholeskyBackend backend = CholeskyBackend::Auto;
 };
@@ -24,19 +25,20 @@ struct CDOptions {
 /// @throws std::invalid_argument naming the first bad setting.
 void validate(const CDOptions& o);
 
-/// State advanced by the solvers' `advance`: complementary coordinates s (u_c in full order,
-/// z in fast order), their velocity, and the rig pose and its velocity.
+/// The state the solvers advance: complementary coordinates s (u_c in full order, z in fast
+/// order, u_c = B z), their velocity, and the rig pose p and its velocity.
 struct CDState {
   VectorXd s, s_dot, p, p_dot;
-  VectorXd x, x_dot;  ///< rig positions and velocity (only for the any-rig API, else empty)
 };
 
+namespace detail {
 /// Rest state: s = 0 at rest (state_dim entries), rig at p0 at rest.
 CDState rest_state(Index state_dim, const Eigen::Ref<const VectorXd>& p0);
 
-/// Moves `state` to (s_new, p_next), with velocities by finite differences over h (as the
-/// seed's roll-out does). s_new is swapped into the state and comes back holding the previous
-/// s, so a caller that keeps it as scratch allocates nothing per step.
-void accept_step(CDState& state, VectorXd& s_new, const Eigen::Ref<const VectorXd>& p_next, double h);
+/// Moves `state` to (s_new, p_next), with velocities by finite differences over dt (as the
+/// tutorial's roll-out does). s_new is swapped into the state and comes back holding the
+/// previous s, so a caller that keeps it as scratch allocates nothing per step.
+void accept_step(CDState& state, VectorXd& s_new, const Eigen::Ref<const VectorXd>& p_next, double dt);
+}  // namespace detail
 
 }  // namespace fastcd

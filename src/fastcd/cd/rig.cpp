@@ -1,11 +1,14 @@
 #include "fastcd/cd/rig.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
+#include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/rigs/cage_coordinates.hpp"
 #include "fastcd/rigs/wire_deformer.hpp"
@@ -16,7 +19,24 @@ namespace fastcd {
 VectorXd rig_rest(const SparseMatrix& J, const SparseMatrix& Mv, const Eigen::Ref<const MatrixXd>& X) {
   FASTCD_CHECK(J.rows() == X.size(), "J has ", J.rows(), " rows for ", X.rows(), " vertices in ",
                X.cols(), "D (", X.size(), " DOFs)");
-  return project_into_subspace(flatten(X), J, Mv);
+  const VectorXd x = flatten(X);
+  try {
+    return project_into_subspace(x, J, Mv);
+  } catch (const std::runtime_error&) {
+    // A redundant rig (dependent columns of J): the minimum-norm least-squares pose, through
+    // the pseudo-inverse of J^T M J (eigenvalues below 1e-12 of the largest count as zero).
+    FASTCD_CHECK(Mv.rows() == J.rows() && Mv.cols() == J.rows(), "Mv is ", shape_of(Mv), " but J is ", shape_of(J));
+    const SparseMatrix MJ = Mv * J;
+    const MatrixXd JMJ = MatrixXd(SparseMatrix(J.transpose() * MJ));
+    const VectorXd JMx = MJ.transpose() * x;
+    const Eigen::SelfAdjointEigenSolver<MatrixXd> eig(JMJ);
+    FASTCD_ENSURE(eig.info() == Eigen::Success, "the eigen-decomposition of J^T M J (", shape_of(JMJ), ") failed");
+    const VectorXd& lambda = eig.eigenvalues();
+    const double cut = 1e-12 * lambda.cwiseAbs().maxCoeff();
+    VectorXd c = eig.eigenvectors().transpose() * JMx;
+    for (Index k = 0; k < c.size(); ++k) c(k) = lambda(k) > cut ? c(k) / lambda(k) : 0.0;
+    return eig.eigenvectors() * c;
+  }
 }
 
 SparseMatrix Rig::jacobian(const Eigen::Ref<const VectorXd>& p) const { return finite_difference_jacobian(*this, p); }
@@ -76,6 +96,33 @@ LinearRig lbs_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const Ma
 LinearRig affine_handle_rig(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& Mv) {
   LinearRig r = lbs_rig(X, MatrixXd::Ones(X.rows(), 1), Mv);
   return LinearRig(r.J, r.p0, X.cols(), "affine handle");
+}
+
+LinearRig point_handle_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                           const std::vector<Index>& handle_vertices, const SparseMatrix& Mv) {
+  FASTCD_CHECK(!handle_vertices.empty(), "point_handle_rig needs at least one handle vertex");
+  std::vector<std::vector<Index>> pins;
+  for (std::size_t h = 0; h < handle_vertices.size(); ++h) {
+    const Index v = handle_vertices[h];
+    FASTCD_CHECK(v >= 0 && v < X.rows(), "handle ", h, " is vertex ", v, ", outside [0, ", X.rows(), ")");
+    for (std::size_t g = 0; g < h; ++g)
+      FASTCD_CHECK(handle_vertices[g] != v, "handles ", g, " and ", h, " are the same vertex ", v);
+    pins.push_back({v});
+  }
+  LinearRig r = lbs_rig(X, biharmonic_weights(X, T, pins), Mv);
+  return LinearRig(r.J, r.p0, X.cols(), "lbs (point handles)");
+}
+
+std::vector<Index> extremity_vertices(const Eigen::Ref<const MatrixXd>& X) {
+  std::vector<Index> out;
+  for (Index k = 0; k < X.cols(); ++k) {
+    Index lo = 0, hi = 0;
+    X.col(k).minCoeff(&lo);
+    X.col(k).maxCoeff(&hi);
+    for (Index v : {lo, hi})
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
 }
 
 LinearRig cage_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& cage_V,

@@ -5,6 +5,7 @@
 // `LinearRig`), the daisy's wire is nonlinear (`WireRig`), and users add their own.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fastcd/common/types.hpp"
 
@@ -37,7 +38,7 @@ class Rig {
 SparseMatrix finite_difference_jacobian(const Rig& rig, const Eigen::Ref<const VectorXd>& p, double eps = 1e-6);
 
 /// A linear rig x = J p: LBS (bones: column-major [A|t] per bone, see lbs_jacobian), point
-/// handles, the seed's single affine handle, cages (cage vertex positions). Keeps the public
+/// handles, tutorial 23's single affine handle, cages (cage vertex positions). Keeps the public
 /// members `J` and `p0` the solvers take.
 class LinearRig : public Rig {
  public:
@@ -61,15 +62,27 @@ class LinearRig : public Rig {
   std::string name_;
 };
 
-/// The seed's rig_rest: p0 = argmin_p ||J p - x||_M, x = flatten(X).
-/// @throws std::runtime_error when J^T M J is singular (J has dependent columns).
+/// Tutorial 23's rig_rest: p0 = argmin_p ||J p - x||_M, x = flatten(X). When J has dependent
+/// columns (a redundant rig, J^T M J singular) the minimum-norm least-squares p0 is returned.
+/// @throws std::invalid_argument on size mismatches.
 VectorXd rig_rest(const SparseMatrix& J, const SparseMatrix& Mv, const Eigen::Ref<const MatrixXd>& X);
 
 /// LBS rig from per-vertex bone weights W (#V x #bones): J = lbs_jacobian(X, W), p0 = rig_rest.
 LinearRig lbs_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& W, const SparseMatrix& Mv);
 
-/// The seed's rig: one global affine handle (W = 1), 6 parameters in 2D, 12 in 3D.
+/// Tutorial 23's rig: one global affine handle (W = 1), 6 parameters in 2D, 12 in 3D.
 LinearRig affine_handle_rig(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& Mv);
+
+/// Point handles at the mesh vertices `handle_vertices` (one affine bone each), with
+/// unconstrained biharmonic weights pinned there (biharmonic_weights: a partition of unity).
+/// For a plain mesh whose animator has only picked a few control points.
+/// @throws std::invalid_argument for an empty, duplicated or out-of-range handle list.
+LinearRig point_handle_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                           const std::vector<Index>& handle_vertices, const SparseMatrix& Mv);
+
+/// The vertices of smallest and largest coordinate along each axis, in that order (x min,
+/// x max, y min, ...) without repeats: a character's extremities, as point handles.
+std::vector<Index> extremity_vertices(const Eigen::Ref<const MatrixXd>& X);
 
 enum class CageCoordinates { MeanValue, Harmonic };
 
@@ -109,8 +122,8 @@ class WireRig : public Rig {
   VectorXd p0_;
 };
 
-/// The seed's metronome animation handle(p0, i): p0 with its x-translation (entry #p - dim of
-/// the last bone) set to amp * sin(2 pi i / period).
+/// Tutorial 23's metronome animation handle(p0, i): p0 with its x-translation (entry #p - dim
+/// of the last bone) set to amp * sin(2 pi i / period).
 VectorXd metronome_pose(const Eigen::Ref<const VectorXd>& p0, Index dim, int i, double amp = 3.0,
                         double period = 80.0);
 

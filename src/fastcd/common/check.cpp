@@ -44,4 +44,10 @@ void check_mesh(const Eigen::Ref<const Eigen::MatrixXd>& X,
                                                    " is out of range [0, ", X.rows(), ")"));
 }
 
+std::string printable(std::string text) {
+  for (char& ch : text)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  return text;
+}
+
 }  // namespace fastcd

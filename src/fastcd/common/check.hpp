@@ -38,6 +38,10 @@ std::string shape_of(const Eigen::EigenBase<Derived>& m) {
   return detail::concat(m.rows(), " x ", m.cols());
 }
 
+/// `text` with every control character (newline, tab, ...) replaced by '?', so that an error
+/// message naming a strange file stays on one line.
+std::string printable(std::string text);
+
 /// dim must be 2 or 3.
 void check_dim(Eigen::Index dim, const char* where);
 

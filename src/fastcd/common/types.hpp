@@ -27,4 +27,10 @@ using VectorXi = Eigen::VectorXi;
 using SparseMatrix = Eigen::SparseMatrix<double>;
 using Triplet = Eigen::Triplet<double>;
 
+/// A simplicial mesh: triangles in 2D, tetrahedra in 3D.
+struct Mesh {
+  MatrixXd X;  ///< #V x dim positions
+  MatrixXi T;  ///< #T x (dim+1) simplices
+};
+
 }  // namespace fastcd

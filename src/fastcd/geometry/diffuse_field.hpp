@@ -14,7 +14,7 @@ namespace fastcd {
 /// element edges (simkit averages only each simplex's first edge), and a constant column is
 /// left unnormalised instead of becoming NaN.
 ///
-/// The seed tutorial's momentum-leak field is D = 1 - diffuse_field(X, T, boundary, 1, 1).
+/// Simkit tutorial 23's momentum-leak field is D = 1 - diffuse_field(X, T, boundary, 1, 1).
 ///
 /// @param V    #V x dim vertices (dim 2 or 3).
 /// @param T    #T x (dim+1) simplices.

@@ -1,5 +1,5 @@
 #pragma once
-// elastic_operators: the ARAP operators of the seed tutorial's `elastic_operators(X, T)`.
+// elastic_operators: the ARAP operators of simkit tutorial 23's `elastic_operators(X, T)`.
 #include "fastcd/common/types.hpp"
 
 namespace fastcd {
@@ -16,7 +16,7 @@ struct ElasticOperators {
   double mu = 0.0;    ///< first Lame parameter (the only one ARAP uses)
 };
 
-/// Builds the ARAP operators for Young's modulus `ym`, Poisson ratio `pr` (the seed uses 0) and
+/// Builds the ARAP operators for Young's modulus `ym`, Poisson ratio `pr` (tutorial 23 uses 0) and
 /// density `rho`. The ARAP energy is sum_e mu vol_e / 2 ||F_e - R_e||^2.
 /// @throws std::invalid_argument for bad meshes, degenerate elements or bad material values.
 ElasticOperators elastic_operators(const Eigen::Ref<const MatrixXd>& X,

@@ -4,11 +4,6 @@
 
 namespace fastcd {
 
-struct Mesh {
-  MatrixXd X;  ///< #V x dim positions
-  MatrixXi T;  ///< #T x (dim+1) simplices
-};
-
 /// libigl's triangulated_grid: nx*ny vertices, vertex x + nx*y at (x/(nx-1), y/(ny-1)); each
 /// quad (sw, se, ne, nw) split into (sw, se, nw) and (se, ne, nw), counter-clockwise, quads in
 /// row-major order.
@@ -20,7 +15,7 @@ Mesh triangulated_grid(int nx, int ny);
 /// @throws std::invalid_argument unless nx, ny, nz >= 2.
 Mesh tetrahedralized_grid(int nx, int ny, int nz);
 
-/// The seed tutorial's beam: triangulated_grid(width, height), y scaled by `thickness`,
+/// Simkit tutorial 23's beam: triangulated_grid(width, height), y scaled by `thickness`,
 /// rotated by (x, y) <- (-y, x), then normalize_and_center. The default 40x5 beam has 200
 /// vertices, 312 triangles, x in [-0.1, 0.1], y in [-1, 1].
 Mesh beam(int width = 40, int height = 5, double thickness = 0.1);

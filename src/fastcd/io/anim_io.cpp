@@ -2,7 +2,7 @@
 
 #include "fastcd/io/parse_util.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 namespace {
 
@@ -89,4 +89,4 @@ PointAnimation3D read_point_animation_3d(const std::string& path) {
   return a;
 }
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -6,7 +6,7 @@
 
 #include "fastcd/common/types.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 /// 2D: header "frames handles", then frames + 1 rows (row 0 = rest) of (x, y, angle in degrees)
 /// per handle (bone or point handle).
@@ -37,4 +37,4 @@ struct PointAnimation3D {
 };
 PointAnimation3D read_point_animation_3d(const std::string& path);
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <system_error>
 
-namespace fastcd::io {
+namespace fastcd {
 
 namespace {
 
@@ -68,4 +68,4 @@ void write_file_atomically(const std::string& path,
   }
 }
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-namespace fastcd::io {
+namespace fastcd {
 
 /// Writes a file atomically: creates a fresh temporary file named
 /// `path + ".tmp-XXXXXX"` (random suffix, created exclusively) in the same
@@ -26,4 +26,4 @@ namespace fastcd::io {
 void write_file_atomically(const std::string& path,
                            const std::function<void(const std::string& tmp_path)>& write);
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -2,6 +2,7 @@
 #include "fastcd/io/mesh_io.hpp"
 
 #include <climits>
+#include <filesystem>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -11,7 +12,7 @@
 #include "fastcd/io/parse_util.hpp"
 #include "fastcd/io/writer_checks.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 using detail::LineReader;
 using detail::quote;
@@ -568,4 +569,14 @@ void write_tetgen(const std::string& node_path, const std::string& ele_path,
   detail::write_text_atomically(ele_path, ele, fn);
 }
 
-}  // namespace fastcd::io
+Mesh read_volume_mesh(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".obj") return read_obj_2d(path);
+  if (ext == ".mesh") return read_mesh(path);
+  if (ext == ".msh") return read_msh(path);
+  if (ext == ".node") return read_tetgen(path, std::filesystem::path(path).replace_extension(".ele").string());
+  detail::fail_file("read_volume_mesh", path,
+                    "unsupported mesh format '" + ext + "' (use .obj (2D), .mesh, .msh or .node)");
+}
+
+}  // namespace fastcd

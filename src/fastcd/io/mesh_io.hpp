@@ -21,9 +21,8 @@
 #include <string>
 
 #include "fastcd/common/types.hpp"
-#include "fastcd/geometry/triangulated_grid.hpp"  // fastcd::Mesh
 
-namespace fastcd::io {
+namespace fastcd {
 
 /// A polygon surface: positions and triangles (polygons are fan-triangulated on reading).
 struct SurfaceMesh {
@@ -114,7 +113,7 @@ struct MshMesh : Mesh {
 };
 
 /// Version and encoding of a .msh file.
-enum class MshFormat { v22_ascii, v22_binary, v41_ascii, v41_binary };
+enum class MshFormat { V22Ascii, V22Binary, V41Ascii, V41Binary };
 
 /// Reads a Gmsh .msh file, format 2.2 or 4.1 (4.0 is rejected), ASCII or binary
 /// (little-endian; 4.1 binary with 4- or 8-byte size_t). Node tags may be sparse and in any
@@ -137,7 +136,7 @@ MshMesh read_msh(const std::string& path);
 /// @throws std::invalid_argument for bad shapes, non-finite X, out-of-range T, or a
 ///         `physical` of the wrong size or with negative tags.
 void write_msh(const std::string& path, const Eigen::Ref<const MatrixXd>& X,
-               const Eigen::Ref<const MatrixXi>& T, MshFormat format = MshFormat::v22_ascii,
+               const Eigen::Ref<const MatrixXi>& T, MshFormat format = MshFormat::V22Ascii,
                const Eigen::Ref<const VectorXi>& physical = VectorXi());
 
 // ------------------------------------------------------------------------------- TetGen
@@ -160,4 +159,12 @@ void write_tetgen(const std::string& node_path, const std::string& ele_path,
                   const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                   int base = 0);
 
-}  // namespace fastcd::io
+// ---------------------------------------------------------------------- any volume mesh
+
+/// Reads a simulation mesh by its extension: `.obj` (planar 2D triangles, read_obj_2d),
+/// `.mesh` (Medit), `.msh` (Gmsh) or `.node` (TetGen, with the `.ele` beside it).
+/// @return X (#V x dim) and T (#T x (dim+1)).
+/// @throws std::runtime_error naming the file: an unsupported extension, or the reader's error.
+Mesh read_volume_mesh(const std::string& path);
+
+}  // namespace fastcd

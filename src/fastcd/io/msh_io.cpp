@@ -18,7 +18,7 @@
 #include "fastcd/io/parse_util.hpp"
 #include "fastcd/io/writer_checks.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 namespace {
 
@@ -702,8 +702,8 @@ void write_msh(const std::string& path, const Eigen::Ref<const MatrixXd>& X,
       throw std::invalid_argument(std::string(fn) + ": physical(" + std::to_string(e) +
                                   ") = " + std::to_string(physical(e)) + " is negative");
   auto phys = [&](Index e) { return physical.size() ? physical(e) : 0; };
-  const bool binary = format == MshFormat::v22_binary || format == MshFormat::v41_binary;
-  const bool v41 = format == MshFormat::v41_ascii || format == MshFormat::v41_binary;
+  const bool binary = format == MshFormat::V22Binary || format == MshFormat::V41Binary;
+  const bool v41 = format == MshFormat::V41Ascii || format == MshFormat::V41Binary;
   const int type = dim == 3 ? 4 : 2;
   const int k = static_cast<int>(dim) + 1;
   auto z = [&](Index i) { return dim == 3 ? X(i, 2) : 0.0; };
@@ -840,4 +840,4 @@ void write_msh(const std::string& path, const Eigen::Ref<const MatrixXd>& X,
   detail::write_text_atomically(path, w.out, fn);
 }
 
-}  // namespace fastcd::io
+}  // namespace fastcd

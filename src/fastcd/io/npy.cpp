@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-namespace fastcd::io {
+namespace fastcd {
 
 namespace {
 
@@ -400,4 +400,4 @@ NpyArray read_npy(const std::string& path) {
   return out;
 }
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fastcd::io {
+namespace fastcd {
 
 /// Writes a NumPy .npy (format version 1.0) file holding a C-ordered float64
 /// ('<f8') array. The file is written atomically (temp file + rename).
@@ -71,4 +71,4 @@ struct NpyArray {
 ///         dtype.
 NpyArray read_npy(const std::string& path);
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -11,9 +11,10 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "fastcd/common/check.hpp"
 #include "fastcd/io/atomic_file.hpp"
 
-namespace fastcd::io::detail {
+namespace fastcd::detail {
 
 namespace {
 
@@ -116,11 +117,6 @@ std::string_view trim(std::string_view s) {
   return s.substr(a, b - a);
 }
 
-std::string printable(std::string text) {
-  for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return text;
-}
 
 std::string quote(std::string_view tok) {
   std::string s(tok.substr(0, 40));
@@ -276,4 +272,4 @@ void expect_no_more(Tokens& tokens, const LineReader& r, const char* what) {
   if (tokens.next(tok)) r.fail("unexpected extra text " + quote(tok) + " after " + what);
 }
 
-}  // namespace fastcd::io::detail
+}  // namespace fastcd::detail

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace fastcd::io::detail {
+namespace fastcd::detail {
 
 /// Reads the whole file into memory.
 /// @throws std::runtime_error "<fn>: cannot open '<path>': <reason>" (also for a directory).
@@ -120,9 +120,6 @@ std::string_view trim(std::string_view s);
 /// Quotes a token for an error message, cut to 40 characters.
 std::string quote(std::string_view tok);
 
-/// `text` with every control character (newline, tab, ...) replaced by '?', so that an error
-/// message naming a strange file stays on one line.
-std::string printable(std::string text);
 
 /// Reads the next token of `tokens` as a finite double, or fails at the reader's line with
 /// "expected <what>, got '<tok>'" / "missing <what>" / "<what> is not finite ('<tok>')".
@@ -133,4 +130,4 @@ long long next_int(Tokens& tokens, const LineReader& r, const char* what, long l
 /// Fails if `tokens` has anything left: "unexpected extra text '<tok>' after <what>".
 void expect_no_more(Tokens& tokens, const LineReader& r, const char* what);
 
-}  // namespace fastcd::io::detail
+}  // namespace fastcd::detail

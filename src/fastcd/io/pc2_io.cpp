@@ -12,7 +12,7 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/io/parse_util.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 namespace {
 
@@ -150,4 +150,4 @@ PointCache read_pc2(const std::string& path) {
   return pc;
 }
 
-}  // namespace fastcd::io
+}  // namespace fastcd

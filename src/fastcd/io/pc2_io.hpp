@@ -10,7 +10,7 @@
 
 #include "fastcd/common/types.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 /// Content of a PC2 file.
 struct PointCache {
@@ -37,4 +37,4 @@ void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, dou
 ///         with their byte offset, sample and point).
 PointCache read_pc2(const std::string& path);
 
-}  // namespace fastcd::io
+}  // namespace fastcd

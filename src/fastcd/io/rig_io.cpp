@@ -12,7 +12,7 @@
 #include "fastcd/io/parse_util.hpp"
 #include "fastcd/io/writer_checks.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 using detail::LineReader;
 using detail::quote;
@@ -119,7 +119,7 @@ void write_tgf(const std::string& path, const Eigen::Ref<const MatrixXd>& C,
     detail::append_int(out, static_cast<long long>(E(e, 0)) + 1);
     out += ' ';
     detail::append_int(out, static_cast<long long>(E(e, 1)) + 1);
-    if (kind == TgfEdges::bones) out += " 1 0 0";
+    if (kind == TgfEdges::Bones) out += " 1 0 0";
     out += '\n';
   }
   out += "#\n";
@@ -219,14 +219,14 @@ void write_dmat(const std::string& path, const Eigen::Ref<const MatrixXd>& W,
   const char* fn = "write_dmat";
   detail::check_positions(fn, "W", W, 0, INT_MAX);
   std::string out;
-  if (encoding == DmatEncoding::binary) out += "0 0\n";
+  if (encoding == DmatEncoding::Binary) out += "0 0\n";
   detail::append_int(out, W.cols());
   out += ' ';
   detail::append_int(out, W.rows());
   out += '\n';
   for (Index j = 0; j < W.cols(); ++j)
     for (Index i = 0; i < W.rows(); ++i) {
-      if (encoding == DmatEncoding::binary) {
+      if (encoding == DmatEncoding::Binary) {
         const std::uint64_t u = std::bit_cast<std::uint64_t>(W(i, j));
         for (int b = 0; b < 8; ++b) out += static_cast<char>((u >> (8 * b)) & 0xff);
       } else {
@@ -237,4 +237,4 @@ void write_dmat(const std::string& path, const Eigen::Ref<const MatrixXd>& W,
   detail::write_text_atomically(path, out, fn);
 }
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -11,7 +11,7 @@
 
 #include "fastcd/common/types.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 /// Content of a TGF file (libigl's readTGF outputs, 0-based).
 struct TgfGraph {
@@ -35,8 +35,8 @@ TgfGraph read_tgf(const std::string& path);
 
 /// Kind of the edges written by write_tgf.
 enum class TgfEdges {
-  bones,  ///< `a b 1 0 0`: bone edges (a skeleton)
-  plain,  ///< `a b`: plain edges (e.g. a cage), not bones
+  Bones,  ///< `a b 1 0 0`: bone edges (a skeleton)
+  Plain,  ///< `a b`: plain edges (e.g. a cage), not bones
 };
 
 /// Writes a TGF file: vertices, `#`, edges, `#`.
@@ -44,7 +44,7 @@ enum class TgfEdges {
 /// @param E  #E x 2 edges, 0-based, no self-edges.
 /// @throws std::invalid_argument for bad shapes, non-finite C, out-of-range or self edges.
 void write_tgf(const std::string& path, const Eigen::Ref<const MatrixXd>& C,
-               const Eigen::Ref<const MatrixXi>& E, TgfEdges kind = TgfEdges::bones);
+               const Eigen::Ref<const MatrixXi>& E, TgfEdges kind = TgfEdges::Bones);
 
 /// Reads a libigl DMAT matrix. ASCII: a header line `cols rows`, then rows*cols values in
 /// column-major order separated by any white space. Binary: the line `0 0`, the header line
@@ -56,12 +56,12 @@ void write_tgf(const std::string& path, const Eigen::Ref<const MatrixXd>& C,
 MatrixXd read_dmat(const std::string& path);
 
 /// Encoding of a DMAT file.
-enum class DmatEncoding { ascii, binary };
+enum class DmatEncoding { Ascii, Binary };
 
 /// Writes a DMAT matrix (ASCII: shortest round-trip decimals, one per line; binary: bit-exact
 /// little-endian float64).
 /// @throws std::invalid_argument if W has a non-finite entry.
 void write_dmat(const std::string& path, const Eigen::Ref<const MatrixXd>& W,
-                DmatEncoding encoding = DmatEncoding::ascii);
+                DmatEncoding encoding = DmatEncoding::Ascii);
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -7,7 +7,7 @@
 
 #include "fastcd/common/check.hpp"
 
-namespace fastcd::io::detail {
+namespace fastcd::detail {
 
 /// X must have min_cols..max_cols columns and finite entries.
 inline void check_positions(const char* fn, const char* name,
@@ -55,4 +55,4 @@ inline void check_polygons(const char* fn, const char* name,
   check_index_range(fn, name, F, n);
 }
 
-}  // namespace fastcd::io::detail
+}  // namespace fastcd::detail

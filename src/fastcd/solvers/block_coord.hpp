@@ -8,7 +8,7 @@ namespace fastcd {
 
 /// x = x0; repeat at most max_iter times: x_prev = x; r = local_step(x); x = global_step(x, r);
 /// stop when ||x - x_prev|| < tolerance (strict, so tolerance 0 runs exactly max_iter
-/// iterations, as the seed does). max_iter = 0 returns x0.
+/// iterations, as tutorial 23 does). max_iter = 0 returns x0.
 ///
 /// @param iterations  if given, receives the number of iterations run.
 /// @throws std::invalid_argument if max_iter < 0 or tolerance is negative/NaN; whatever the

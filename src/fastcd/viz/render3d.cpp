@@ -1,6 +1,6 @@
-#include "fastcd/io/render3d.hpp"
+#include "fastcd/viz/render3d.hpp"
 
-#include "fastcd/io/render_internal.hpp"
+#include "fastcd/viz/painter.hpp"
 
 #include <Eigen/Geometry>
 #include <cairo.h>
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace fastcd::viz {
+namespace fastcd {
 
-using namespace detail;  // shared Cairo / text / ffmpeg helpers (render_internal.hpp)
+using namespace detail;  // shared Cairo / text / ffmpeg helpers (painter.hpp)
 
 namespace {
 
@@ -394,7 +394,7 @@ void write_surface_animation(const std::string& mp4_path, const std::vector<Surf
   const int total = validate("write_surface_animation", panels, cam, opt);
   Figure fig(panels, cam, opt);
   encode_mp4(mp4_path, fig.width(), fig.height(), opt.fps, total,
-             [&](int f) { return fig.draw(f); }, progress);
+             [&](int f) { return video_frame(fig.draw(f)); }, progress);
 }
 
 void write_surface_png(const std::string& png_path, const std::vector<SurfacePanel>& panels,
@@ -407,4 +407,4 @@ void write_surface_png(const std::string& png_path, const std::vector<SurfacePan
   write_png(fig.draw(frame), png_path);
 }
 
-}  // namespace fastcd::viz
+}  // namespace fastcd

@@ -1,5 +1,5 @@
-#include "fastcd/io/render3d.hpp"
-#include "io/render_test_util.hpp"
+#include "fastcd/viz/render3d.hpp"
+#include "viz/render_test_util.hpp"
 
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/triangulated_grid.hpp"
@@ -28,7 +28,7 @@
 #include <vector>
 
 namespace fs = std::filesystem;
-using namespace fastcd::viz;
+using namespace fastcd;
 
 namespace {
 

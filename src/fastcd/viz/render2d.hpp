@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace fastcd::viz {
+namespace fastcd {
 
 /// An sRGB colour with components in [0, 1].
 struct Rgb {
@@ -134,4 +134,4 @@ void write_timing_png(const std::string& png_path, const std::vector<Series>& le
                       const std::string& left_ylabel, const std::vector<Series>& right_series,
                       const std::string& right_title, const std::string& right_ylabel);
 
-}  // namespace fastcd::viz
+}  // namespace fastcd

@@ -11,7 +11,7 @@
 // from fastcd::boundary_facets(T).F of positively oriented tets is oriented
 // outward, but the renderer is two-sided and does not need any orientation.
 
-#include "fastcd/io/render2d.hpp"  // Rgb
+#include "fastcd/viz/render2d.hpp"  // Rgb
 
 #include <Eigen/Core>
 
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace fastcd::viz {
+namespace fastcd {
 
 /// One panel of a surface animation.
 struct SurfacePanel {
@@ -122,4 +122,4 @@ void write_surface_animation(const std::string& mp4_path, const std::vector<Surf
 void write_surface_png(const std::string& png_path, const std::vector<SurfacePanel>& panels,
                        const Camera& cam, int frame, const SurfaceAnimationOptions& opt = {});
 
-}  // namespace fastcd::viz
+}  // namespace fastcd

@@ -1,31 +1,15 @@
 #pragma once
-
-// Internal helpers shared by the Cairo renderers of fastcd::viz (render2d.cpp,
-// render3d.cpp): Cairo RAII handles, text drawing, even-size rounding, atomic
-// PNG writing, input checks and the ffmpeg pipe that encodes raw frames to an
-// H.264 MP4. Not part of the public API; include only from io/*.cpp.
+// Internal helpers shared by the Cairo renderers (render2d.cpp, render3d.cpp): Cairo RAII
+// handles, text drawing, even-size rounding, atomic PNG writing and input checks. Not part of
+// the public API; include only from viz/*.cpp. Video encoding lives in video.hpp.
 // Nothing here prints; every failure is reported by an exception.
-
-#include "fastcd/io/atomic_file.hpp"
-#include "fastcd/io/render2d.hpp"
+#include <cairo.h>
 
 #include <Eigen/Core>
-#include <cairo.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cerrno>
 #include <cmath>
 #include <cstddef>
-#include <cstring>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -35,9 +19,11 @@
 #include <utility>
 #include <vector>
 
-extern char** environ;
+#include "fastcd/io/atomic_file.hpp"
+#include "fastcd/viz/render2d.hpp"
+#include "fastcd/viz/video.hpp"
 
-namespace fastcd::viz::detail {
+namespace fastcd::detail {
 
 // ======================================================================
 // Colours, sizes, Cairo handles
@@ -215,7 +201,7 @@ class Painter {
 // ======================================================================
 
 inline void write_png(cairo_surface_t* surface, const std::string& path) {
-  fastcd::io::write_file_atomically(path, [&](const std::string& tmp) {
+  fastcd::write_file_atomically(path, [&](const std::string& tmp) {
     cairo_surface_flush(surface);
     const cairo_status_t st = cairo_surface_write_to_png(surface, tmp.c_str());
     if (st != CAIRO_STATUS_SUCCESS)
@@ -286,217 +272,10 @@ inline void check_panel(const std::string& who, const std::vector<Eigen::MatrixX
   }
 }
 
-// ======================================================================
-// ffmpeg subprocess
-// ======================================================================
-
-// Blocks SIGPIPE in this thread while alive (so writing into a pipe whose
-// reader died returns EPIPE instead of killing the process) and discards a
-// SIGPIPE raised meanwhile.
-class SigpipeBlocker {
- public:
-  SigpipeBlocker() {
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &s, &old_);
-    sigset_t pend;
-    sigpending(&pend);
-    was_pending_ = sigismember(&pend, SIGPIPE) == 1;
-  }
-  ~SigpipeBlocker() {
-    if (!was_pending_) {
-      sigset_t pend;
-      sigpending(&pend);
-      if (sigismember(&pend, SIGPIPE) == 1) {
-        sigset_t s;
-        sigemptyset(&s);
-        sigaddset(&s, SIGPIPE);
-        const timespec zero{0, 0};
-        while (sigtimedwait(&s, nullptr, &zero) < 0 && errno == EINTR) {
-        }
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SigpipeBlocker(const SigpipeBlocker&) = delete;
-  SigpipeBlocker& operator=(const SigpipeBlocker&) = delete;
-
- private:
-  sigset_t old_;
-  bool was_pending_ = false;
-};
-
-// An `ffmpeg` child process reading from a pipe; its stdout goes to
-// /dev/null and its stderr into an anonymous temporary file.
-class FfmpegProcess {
- public:
-  explicit FfmpegProcess(const std::vector<std::string>& args) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "fastcd-ffmpeg-XXXXXX").string();
-    err_fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (err_fd_ < 0)
-      throw std::runtime_error("cannot create a temporary file for ffmpeg's messages: " +
-                               std::string(std::strerror(errno)));
-    ::unlink(tmpl.c_str());
-
-    int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) {
-      const int e = errno;
-      ::close(err_fd_);
-      err_fd_ = -1;
-      throw std::runtime_error(std::string("cannot create a pipe to ffmpeg: ") + std::strerror(e));
-    }
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, p[0], 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, err_fd_, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGPIPE);
-    posix_spawnattr_setsigdefault(&attr, &def);
-    sigset_t mask;
-    sigemptyset(&mask);
-    posix_spawnattr_setsigmask(&attr, &mask);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int rc = ::posix_spawnp(&pid_, argv[0], &fa, &attr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    ::close(p[0]);
-    if (rc != 0) {
-      ::close(p[1]);
-      ::close(err_fd_);
-      err_fd_ = -1;
-      pid_ = -1;
-      if (rc == ENOENT)
-        throw std::runtime_error("ffmpeg was not found on PATH; install ffmpeg to write videos");
-      throw std::runtime_error(std::string("cannot start ffmpeg: ") + std::strerror(rc));
-    }
-    in_fd_ = p[1];
-  }
-
-  FfmpegProcess(const FfmpegProcess&) = delete;
-  FfmpegProcess& operator=(const FfmpegProcess&) = delete;
-
-  ~FfmpegProcess() {
-    if (in_fd_ >= 0) ::close(in_fd_);
-    if (pid_ > 0) {
-      int status;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-    }
-    if (err_fd_ >= 0) ::close(err_fd_);
-  }
-
-  /// Writes all bytes; false if ffmpeg stopped reading (or another error).
-  bool write_all(const unsigned char* data, std::size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(in_fd_, data, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        write_errno_ = errno;
-        return false;
-      }
-      data += w;
-      n -= static_cast<std::size_t>(w);
-    }
-    return true;
-  }
-
-  /// Closes ffmpeg's input, waits for it and throws std::runtime_error with
-  /// its error output if it failed (or if `input_failed`).
-  void finish(const std::string& out_path, bool input_failed) {
-    ::close(in_fd_);
-    in_fd_ = -1;
-    int status = 0;
-    pid_t r;
-    while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    std::string why;
-    if (r < 0) {
-      why = std::string("cannot wait for ffmpeg: ") + std::strerror(errno);
-    } else if (WIFSIGNALED(status)) {
-      why = "ffmpeg was killed by signal " + std::to_string(WTERMSIG(status));
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-      why = "ffmpeg failed with exit status " + std::to_string(WEXITSTATUS(status));
-    } else if (input_failed) {
-      why = std::string("ffmpeg stopped reading frames (") + std::strerror(write_errno_) + ")";
-    } else {
-      return;
-    }
-    const std::string msg = error_output();
-    throw std::runtime_error(why + " while writing '" + out_path + "'" +
-                             (msg.empty() ? std::string() : ": " + msg));
-  }
-
- private:
-  std::string error_output() {
-    if (err_fd_ < 0) return {};
-    std::string out;
-    ::lseek(err_fd_, 0, SEEK_SET);
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(err_fd_, buf, sizeof buf)) > 0 && out.size() < 64 * 1024)
-      out.append(buf, static_cast<std::size_t>(n));
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' '))
-      out.pop_back();
-    if (out.size() > 4000) out = "..." + out.substr(out.size() - 4000);
-    return out;
-  }
-
-  pid_t pid_ = -1;
-  int in_fd_ = -1;
-  int err_fd_ = -1;
-  int write_errno_ = 0;
-};
-
-// Encodes `total` frames of W x H pixels (W, H even) into an H.264 / yuv420p
-// MP4 (crf 20) at `fps` by piping raw frames into `ffmpeg` found on PATH;
-// the file is written atomically. `render(f)` draws frame f (0-based) and
-// returns the ARGB32/RGB24 image surface of size W x H holding it; the
-// surface must stay alive until the next call. `progress` (optional) is
-// called after each frame with (f + 1, total).
-// @throws std::runtime_error if ffmpeg is missing or fails (its error
-//         output is in the message) or the file cannot be written.
-inline void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
-                       const std::function<cairo_surface_t*(int frame)>& render,
-                       const std::function<void(int done, int total)>& progress) {
-  const std::size_t row_bytes = static_cast<std::size_t>(W) * 4;
-  const char* pix_fmt = std::endian::native == std::endian::little ? "bgra" : "argb";
-  fastcd::io::write_file_atomically(mp4_path, [&](const std::string& tmp) {
-    const std::vector<std::string> args = {
-        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-        "-f", "rawvideo", "-pix_fmt", pix_fmt,
-        "-s", std::to_string(W) + "x" + std::to_string(H),
-        "-r", std::to_string(fps), "-i", "pipe:0",
-        "-an", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "20",
-        "-f", "mp4", "file:" + tmp};
-    FfmpegProcess ff(args);
-    SigpipeBlocker no_sigpipe;
-    bool input_failed = false;
-    for (int f = 0; f < total && !input_failed; ++f) {
-      cairo_surface_t* frame = render(f);
-      cairo_surface_flush(frame);
-      const int stride = cairo_image_surface_get_stride(frame);
-      const unsigned char* data = cairo_image_surface_get_data(frame);
-      if (static_cast<std::size_t>(stride) == row_bytes) {
-        input_failed = !ff.write_all(data, row_bytes * static_cast<std::size_t>(H));
-      } else {
-        for (int r = 0; r < H && !input_failed; ++r)
-          input_failed = !ff.write_all(data + static_cast<std::size_t>(r) * stride, row_bytes);
-      }
-      if (!input_failed && progress) progress(f + 1, total);
-    }
-    ff.finish(mp4_path, input_failed);
-  });
+/// A drawn image surface as a frame for encode_mp4 (flushed first).
+inline VideoFrame video_frame(cairo_surface_t* s) {
+  cairo_surface_flush(s);
+  return {cairo_image_surface_get_data(s), cairo_image_surface_get_stride(s)};
 }
 
-}  // namespace fastcd::viz::detail
+}  // namespace fastcd::detail

@@ -1,5 +1,5 @@
-#include "fastcd/io/render2d.hpp"
-#include "io/render_test_util.hpp"
+#include "fastcd/viz/render2d.hpp"
+#include "viz/render_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 #include <vector>
 
 namespace fs = std::filesystem;
-using namespace fastcd::viz;
+using namespace fastcd;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "fastcd/io/scene.hpp"
+#include "fastcd/scene/scene.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -16,17 +16,16 @@
 #include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/anim_io.hpp"
 #include "fastcd/io/mesh_io.hpp"
-#include "fastcd/io/parse_util.hpp"
 #include "fastcd/io/rig_io.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 namespace {
 
 namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw std::runtime_error(detail::printable("load_scene: '" + path + "': " + what));
+  throw std::runtime_error(printable("load_scene: '" + path + "': " + what));
 }
 
 double number(const nlohmann::json& j, const char* key, double fallback, const std::string& path) {
@@ -92,25 +91,11 @@ void check_elements(const Scene& s, const std::string& mesh_file, const std::str
 
 void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& path) {
   const std::string ext = fs::path(mesh_file).extension().string();
-  if (ext == ".obj") {
-    const Mesh m = read_obj_2d(mesh_file);
-    s.X = m.X;
-    s.T = m.T;
-  } else if (ext == ".mesh") {
-    const MeditMesh m = read_mesh(mesh_file);
-    s.X = m.X;
-    s.T = m.T;
-  } else if (ext == ".msh") {
-    const MshMesh m = read_msh(mesh_file);
-    s.X = m.X;
-    s.T = m.T;
-  } else if (ext == ".node") {
-    const Mesh m = read_tetgen(mesh_file, fs::path(mesh_file).replace_extension(".ele").string());
-    s.X = m.X;
-    s.T = m.T;
-  } else {
+  if (ext != ".obj" && ext != ".mesh" && ext != ".msh" && ext != ".node")
     fail(path, "unsupported mesh format '" + ext + "' (use .obj (2D), .mesh, .msh or .node)");
-  }
+  const Mesh m = read_volume_mesh(mesh_file);
+  s.X = m.X;
+  s.T = m.T;
   s.dim = s.X.cols();
   if (s.dim == 3 && s.T.cols() != 4) fail(path, "the 3D mesh has no tetrahedra");
   fastcd::detail::dispatch_dim(s.dim, "load_scene", [&]<int d>() { check_elements<d>(s, mesh_file, path); });
@@ -375,4 +360,4 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   return s;
 }
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -2,7 +2,7 @@
 #include <fstream>
 
 #include "fastcd/io/anim_io.hpp"
-#include "fastcd/io/scene.hpp"
+#include "fastcd/scene/scene.hpp"
 #include "test_util.hpp"
 
 namespace fastcd {
@@ -14,14 +14,14 @@ const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/";
 struct SceneCase {
   const char* json;
   Index dim, vertices, elements, handles, frames;
-  io::HandleKind kind;
+  HandleKind kind;
 };
 
 class ShippedScene : public ::testing::TestWithParam<SceneCase> {};
 
 TEST_P(ShippedScene, LoadsWithItsCountsAndARestPoseThatReproducesTheMesh) {
   const SceneCase c = GetParam();
-  const io::Scene s = io::load_scene(kData + c.json);
+  const Scene s = load_scene(kData + c.json);
   EXPECT_EQ(s.dim, c.dim);
   EXPECT_EQ(s.X.rows(), c.vertices);
   EXPECT_EQ(s.T.rows(), c.elements);
@@ -47,11 +47,11 @@ TEST_P(ShippedScene, LoadsWithItsCountsAndARestPoseThatReproducesTheMesh) {
 
 INSTANTIATE_TEST_SUITE_P(
     Data, ShippedScene,
-    ::testing::Values(SceneCase{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.json", 2, 639, 1099, 3, 140, io::HandleKind::Bones},
-                      SceneCase{"complementary-dynamics-2d/daisy/daisy_data/daisy.json", 2, 702, 1158, 3, 200, io::HandleKind::Points},
-                      SceneCase{"complementary-dynamics-cpp/sphere/sphere.json", 3, 67, 181, 2, 30, io::HandleKind::Points},
-                      SceneCase{"complementary-dynamics-cpp/elephant/elephant.json", 3, 494, 1502, 24, 457, io::HandleKind::Bones},
-                      SceneCase{"complementary-dynamics-cpp/frog/frog.json", 3, 1749, 5389, 1, 40, io::HandleKind::Points}),
+    ::testing::Values(SceneCase{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.json", 2, 639, 1099, 3, 140, HandleKind::Bones},
+                      SceneCase{"complementary-dynamics-2d/daisy/daisy_data/daisy.json", 2, 702, 1158, 3, 200, HandleKind::Points},
+                      SceneCase{"complementary-dynamics-cpp/sphere/sphere.json", 3, 67, 181, 2, 30, HandleKind::Points},
+                      SceneCase{"complementary-dynamics-cpp/elephant/elephant.json", 3, 494, 1502, 24, 457, HandleKind::Bones},
+                      SceneCase{"complementary-dynamics-cpp/frog/frog.json", 3, 1749, 5389, 1, 40, HandleKind::Points}),
     [](const auto& info) { return fs::path(info.param.json).stem().string(); });
 
 class SceneErrors : public test::TempDir {
@@ -69,18 +69,18 @@ class SceneErrors : public test::TempDir {
 };
 
 TEST_F(SceneErrors, ClearMessages) {
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(write("bad.json", "{ not json")); }, "not valid JSON");
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene(", \"dt\": -1")); }, "dt must be > 0");
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene(", \"pr\": 0.5")); }, "pr must lie in");
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene("", "missing.dmat")); }, "names a missing file");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(write("bad.json", "{ not json")); }, "not valid JSON");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene(", \"dt\": -1")); }, "dt must be > 0");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene(", \"pr\": 0.5")); }, "pr must lie in");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("", "missing.dmat")); }, "names a missing file");
   write("short.dmat", "1 3\n1\n1\n1\n");
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene("", "short.dmat")); }, "the weights have 3 rows but the mesh has 67");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("", "short.dmat")); }, "the weights have 3 rows but the mesh has 67");
   write("sphere_anim.txt", "2 30\n0 0.8 0\n");
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(scene("")); }, "truncated file");
-  const io::Scene ok = [&] {
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("")); }, "truncated file");
+  const Scene ok = [&] {
     fs::copy_file(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt", dir_ / "sphere_anim.txt",
                   fs::copy_options::overwrite_existing);
-    return io::load_scene(scene(", \"model\": \"stvk\""));
+    return load_scene(scene(", \"model\": \"stvk\""));
   }();
   ASSERT_EQ(ok.warnings.size(), 1u);
   EXPECT_NE(ok.warnings[0].find("stvk"), std::string::npos);
@@ -89,13 +89,13 @@ TEST_F(SceneErrors, ClearMessages) {
   const std::string bad_cage = write("cage.json", "{\"mesh_file\": \"" + wdir + "walrus.obj\", \"skeleton_file\": \"" +
                                                       wdir + "walrus_cage.tgf\", \"anim_file\": \"" + kData +
                                                       "complementary-dynamics-2d/daisy/daisy_data/daisy.dmat\"}");
-  test::expect_throw_with<std::runtime_error>([&] { io::load_scene(bad_cage); }, "the cage has 9 vertices");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(bad_cage); }, "the cage has 9 vertices");
 }
 
 TEST_F(SceneErrors, HandlesWithoutWeightsGetBiharmonicWeights) {
   const std::string json = write("nw.json", R"({"mesh_file": "sphere.mesh", "handle_file": "sphere.tgf",
       "anim_file": "sphere_anim.txt", "dt": 0.01, "YM": 5e4, "pr": 0.4})");
-  const io::Scene s = io::load_scene(json);
+  const Scene s = load_scene(json);
   ASSERT_EQ(s.W.cols(), 2);
   EXPECT_LT((s.W.rowwise().sum().array() - 1.0).abs().maxCoeff(), 1e-9);
   ASSERT_FALSE(s.warnings.empty());
@@ -105,13 +105,13 @@ TEST_F(SceneErrors, HandlesWithoutWeightsGetBiharmonicWeights) {
 }
 
 TEST(AnimIo, ShippedAnimationCounts) {
-  const auto bird = io::read_animation_2d(kData + "complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth_anim.txt");
+  const auto bird = read_animation_2d(kData + "complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth_anim.txt");
   EXPECT_EQ(bird.frames.size(), 140u);
   EXPECT_EQ(bird.rest.rows(), 3);
-  const auto ele = io::read_bone_animation_3d(kData + "complementary-dynamics-cpp/elephant/elephant_anim.txt");
+  const auto ele = read_bone_animation_3d(kData + "complementary-dynamics-cpp/elephant/elephant_anim.txt");
   EXPECT_EQ(ele.bone_euler.size(), 457u);
   EXPECT_EQ(ele.bone_rest_euler.rows(), 24);
-  const auto sph = io::read_point_animation_3d(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt");
+  const auto sph = read_point_animation_3d(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt");
   EXPECT_EQ(sph.translation.size(), 30u);
   EXPECT_EQ(sph.rest_translation.rows(), 2);
 }
@@ -122,11 +122,11 @@ TEST(AnimIo, MalformedFiles) {
     std::ofstream(p) << t;
     return p.string();
   };
-  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("")); }, "empty");
-  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("1 1\n0 0 0\n1 nan 0\n")); }, "not finite");
-  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("1 1\n0 0 0\n1 2 3 4\n")); }, "extra value");
-  test::expect_throw_with<std::runtime_error>([&] { io::read_animation_2d(write("99999999 3\n0 0 0\n")); }, "declares");
-  test::expect_throw_with<std::runtime_error>([&] { io::read_bone_animation_3d(write("1 1\n0 0 0\n0 0 0\n0 0 0\n0 0 0\nx 0 0\n0 0 0\n")); }, "line 6");
+  test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("")); }, "empty");
+  test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("1 1\n0 0 0\n1 nan 0\n")); }, "not finite");
+  test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("1 1\n0 0 0\n1 2 3 4\n")); }, "extra value");
+  test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("99999999 3\n0 0 0\n")); }, "declares");
+  test::expect_throw_with<std::runtime_error>([&] { read_bone_animation_3d(write("1 1\n0 0 0\n0 0 0\n0 0 0\n0 0 0\nx 0 0\n0 0 0\n")); }, "line 6");
   fs::remove(p);
 }
 

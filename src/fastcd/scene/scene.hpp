@@ -1,16 +1,16 @@
 #pragma once
-// Scenes of the Complementary Dynamics releases: a JSON file naming a mesh, handles, weights and
-// a handle animation, plus material and time step. 2D: the MATLAB release
+// Scenes of the Complementary Dynamics releases (Zhang et al. 2020): a JSON file naming a mesh,
+// handles, weights and a handle animation, plus material and time step. 2D: the MATLAB release
 // (`examples/<name>/<name>_data/<name>.json`); 3D: the C++ release (`examples/<name>/<name>.json`).
+// scene_simulation.hpp turns a Scene into a ready Simulation and bakes back to file units.
+#include <memory>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/common/types.hpp"
 
-namespace fastcd::io {
+namespace fastcd {
 
 enum class HandleKind { Bones, Points, Cage };
 
@@ -65,4 +65,4 @@ struct SceneOptions {
 
 Scene load_scene(const std::string& json_path, const SceneOptions& options = {});
 
-}  // namespace fastcd::io
+}  // namespace fastcd

@@ -1,6 +1,6 @@
-#include "fastcd/io/render2d.hpp"
+#include "fastcd/viz/render2d.hpp"
 
-#include "fastcd/io/render_internal.hpp"
+#include "fastcd/viz/painter.hpp"
 
 #include <cairo.h>
 
@@ -16,9 +16,9 @@
 #include <stdexcept>
 #include <utility>
 
-namespace fastcd::viz {
+namespace fastcd {
 
-using namespace detail;  // shared Cairo / text / ffmpeg helpers (render_internal.hpp)
+using namespace detail;  // shared Cairo / text / ffmpeg helpers (painter.hpp)
 
 // tab20 (matplotlib/_cm.py, _tab20_data).
 const std::array<Rgb, 20> kTab20 = {{
@@ -649,7 +649,7 @@ void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPa
       cairo_restore(cr.get());
       draw_spines(FP, ax);
     }
-    return frame.get();
+    return video_frame(frame.get());
   }, progress);
 }
 
@@ -928,4 +928,4 @@ void write_timing_png(const std::string& png_path, const std::vector<Series>& le
   write_png(surface.get(), png_path);
 }
 
-}  // namespace fastcd::viz
+}  // namespace fastcd

@@ -1,0 +1,235 @@
+#include "fastcd/viz/video.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fastcd/io/atomic_file.hpp"
+
+extern char** environ;
+
+namespace fastcd {
+
+namespace {
+
+// Blocks SIGPIPE in this thread while alive (so writing into a pipe whose
+// reader died returns EPIPE instead of killing the process) and discards a
+// SIGPIPE raised meanwhile.
+class SigpipeBlocker {
+ public:
+  SigpipeBlocker() {
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &s, &old_);
+    sigset_t pend;
+    sigpending(&pend);
+    was_pending_ = sigismember(&pend, SIGPIPE) == 1;
+  }
+  ~SigpipeBlocker() {
+    if (!was_pending_) {
+      sigset_t pend;
+      sigpending(&pend);
+      if (sigismember(&pend, SIGPIPE) == 1) {
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, SIGPIPE);
+        const timespec zero{0, 0};
+        while (sigtimedwait(&s, nullptr, &zero) < 0 && errno == EINTR) {
+        }
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeBlocker(const SigpipeBlocker&) = delete;
+  SigpipeBlocker& operator=(const SigpipeBlocker&) = delete;
+
+ private:
+  sigset_t old_;
+  bool was_pending_ = false;
+};
+
+// An `ffmpeg` child process reading from a pipe; its stdout goes to
+// /dev/null and its stderr into an anonymous temporary file.
+class FfmpegProcess {
+ public:
+  explicit FfmpegProcess(const std::vector<std::string>& args) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "fastcd-ffmpeg-XXXXXX").string();
+    err_fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+    if (err_fd_ < 0)
+      throw std::runtime_error("cannot create a temporary file for ffmpeg's messages: " +
+                               std::string(std::strerror(errno)));
+    ::unlink(tmpl.c_str());
+
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) {
+      const int e = errno;
+      ::close(err_fd_);
+      err_fd_ = -1;
+      throw std::runtime_error(std::string("cannot create a pipe to ffmpeg: ") + std::strerror(e));
+    }
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[0], 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, err_fd_, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    posix_spawnattr_setsigdefault(&attr, &def);
+    sigset_t mask;
+    sigemptyset(&mask);
+    posix_spawnattr_setsigmask(&attr, &mask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int rc = ::posix_spawnp(&pid_, argv[0], &fa, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    ::close(p[0]);
+    if (rc != 0) {
+      ::close(p[1]);
+      ::close(err_fd_);
+      err_fd_ = -1;
+      pid_ = -1;
+      if (rc == ENOENT)
+        throw std::runtime_error("ffmpeg was not found on PATH; install ffmpeg to write videos");
+      throw std::runtime_error(std::string("cannot start ffmpeg: ") + std::strerror(rc));
+    }
+    in_fd_ = p[1];
+  }
+
+  FfmpegProcess(const FfmpegProcess&) = delete;
+  FfmpegProcess& operator=(const FfmpegProcess&) = delete;
+
+  ~FfmpegProcess() {
+    if (in_fd_ >= 0) ::close(in_fd_);
+    if (pid_ > 0) {
+      int status;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    if (err_fd_ >= 0) ::close(err_fd_);
+  }
+
+  /// Writes all bytes; false if ffmpeg stopped reading (or another error).
+  bool write_all(const unsigned char* data, std::size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(in_fd_, data, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        write_errno_ = errno;
+        return false;
+      }
+      data += w;
+      n -= static_cast<std::size_t>(w);
+    }
+    return true;
+  }
+
+  /// Closes ffmpeg's input, waits for it and throws std::runtime_error with
+  /// its error output if it failed (or if `input_failed`).
+  void finish(const std::string& out_path, bool input_failed) {
+    ::close(in_fd_);
+    in_fd_ = -1;
+    int status = 0;
+    pid_t r;
+    while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    std::string why;
+    if (r < 0) {
+      why = std::string("cannot wait for ffmpeg: ") + std::strerror(errno);
+    } else if (WIFSIGNALED(status)) {
+      why = "ffmpeg was killed by signal " + std::to_string(WTERMSIG(status));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+      why = "ffmpeg failed with exit status " + std::to_string(WEXITSTATUS(status));
+    } else if (input_failed) {
+      why = std::string("ffmpeg stopped reading frames (") + std::strerror(write_errno_) + ")";
+    } else {
+      return;
+    }
+    const std::string msg = error_output();
+    throw std::runtime_error(why + " while writing '" + out_path + "'" +
+                             (msg.empty() ? std::string() : ": " + msg));
+  }
+
+ private:
+  std::string error_output() {
+    if (err_fd_ < 0) return {};
+    std::string out;
+    ::lseek(err_fd_, 0, SEEK_SET);
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(err_fd_, buf, sizeof buf)) > 0 && out.size() < 64 * 1024)
+      out.append(buf, static_cast<std::size_t>(n));
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' '))
+      out.pop_back();
+    if (out.size() > 4000) out = "..." + out.substr(out.size() - 4000);
+    return out;
+  }
+
+  pid_t pid_ = -1;
+  int in_fd_ = -1;
+  int err_fd_ = -1;
+  int write_errno_ = 0;
+};
+
+}  // namespace
+
+void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
+                const std::function<VideoFrame(int frame)>& render,
+                const std::function<void(int done, int total)>& progress) {
+  if (W <= 0 || H <= 0 || W % 2 != 0 || H % 2 != 0)
+    throw std::invalid_argument("encode_mp4: frame size must be even and positive, got " + std::to_string(W) +
+                                " x " + std::to_string(H));
+  if (fps < 1 || total < 1)
+    throw std::invalid_argument("encode_mp4: fps and the frame count must be >= 1, got " + std::to_string(fps) +
+                                " and " + std::to_string(total));
+  const std::size_t row_bytes = static_cast<std::size_t>(W) * 4;
+  const char* pix_fmt = std::endian::native == std::endian::little ? "bgra" : "argb";
+  write_file_atomically(mp4_path, [&](const std::string& tmp) {
+    const std::vector<std::string> args = {
+        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
+        "-f", "rawvideo", "-pix_fmt", pix_fmt,
+        "-s", std::to_string(W) + "x" + std::to_string(H),
+        "-r", std::to_string(fps), "-i", "pipe:0",
+        "-an", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "20",
+        "-f", "mp4", "file:" + tmp};
+    FfmpegProcess ff(args);
+    SigpipeBlocker no_sigpipe;
+    bool input_failed = false;
+    for (int f = 0; f < total && !input_failed; ++f) {
+      const VideoFrame frame = render(f);
+      const unsigned char* data = frame.data;
+      const std::ptrdiff_t stride = frame.stride;
+      if (data == nullptr) throw std::invalid_argument("encode_mp4: frame " + std::to_string(f) + " has no pixels");
+      if (static_cast<std::size_t>(stride) == row_bytes) {
+        input_failed = !ff.write_all(data, row_bytes * static_cast<std::size_t>(H));
+      } else {
+        for (int r = 0; r < H && !input_failed; ++r)
+          input_failed = !ff.write_all(data + static_cast<std::size_t>(r) * stride, row_bytes);
+      }
+      if (!input_failed && progress) progress(f + 1, total);
+    }
+    ff.finish(mp4_path, input_failed);
+  });
+}
+
+}  // namespace fastcd

@@ -1,0 +1,31 @@
+#pragma once
+// H.264 / yuv420p MP4 encoding through an `ffmpeg` child process (found on PATH): raw 32-bit
+// frames are piped in, the file is written atomically (temporary file + rename), and ffmpeg's
+// own error output is quoted when it fails. Used by the 2D and 3D renderers; nothing here
+// prints.
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace fastcd {
+
+/// One raw frame handed to encode_mp4: `height` rows of `width` 4-byte pixels, row r starting
+/// at data + r * stride. Pixels are Cairo's ARGB32 in native byte order (B, G, R, A in memory
+/// on little-endian machines).
+struct VideoFrame {
+  const unsigned char* data = nullptr;
+  std::ptrdiff_t stride = 0;
+};
+
+/// Encodes `total` frames of width x height pixels (both even, as yuv420p needs) into an
+/// H.264 / yuv420p MP4 (crf 20) at `fps`. `render(f)` returns frame f (0-based); its pixels must
+/// stay valid until the next call. `progress` (optional) is called after each frame with
+/// (f + 1, total).
+/// @throws std::invalid_argument for odd or non-positive sizes, fps < 1 or total < 1.
+/// @throws std::runtime_error if ffmpeg is missing or fails (its error output is in the
+///         message) or the file cannot be written; no partial file is left.
+void encode_mp4(const std::string& mp4_path, int width, int height, int fps, int total,
+                const std::function<VideoFrame(int frame)>& render,
+                const std::function<void(int done, int total)>& progress = {});
+
+}  // namespace fastcd
