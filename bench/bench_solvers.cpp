@@ -19,8 +19,8 @@ struct BeamCase {
   Mesh mesh;
   std::shared_ptr<const LinearRig> rig;
   explicit BeamCase(int k) : mesh(beam(kSweep[k][0], kSweep[k][1])) {
-    rig = std::make_shared<const LinearRig>(
-        affine_handle_rig(mesh.X, kron_identity(massmatrix(mesh.X, mesh.T, 1e3), 2)));
+    rig =
+        std::make_shared<const LinearRig>(affine_handle_rig(mesh.X, kron_identity(massmatrix(mesh.X, mesh.T, 1e3), 2)));
   }
 };
 
@@ -96,9 +96,7 @@ struct FullPieces {
   KronCholesky H;
   VectorXd u = VectorXd::Random(op.Mv.rows()), F = VectorXd(op.G.rows()), R = VectorXd(op.G.rows());
   VectorXd b0 = VectorXd::Random(op.Mv.rows());
-  FullPieces() {
-    H.compute(SparseMatrix(dirichlet_laplacian(b.X, b.T, op.mu) + massmatrix(b.X, b.T, 1e3) / 1e-4), 2);
-  }
+  FullPieces() { H.compute(SparseMatrix(dirichlet_laplacian(b.X, b.T, op.mu) + massmatrix(b.X, b.T, 1e3) / 1e-4), 2); }
 };
 
 void BM_FullPieceDeformation(benchmark::State& state) {
@@ -152,8 +150,8 @@ struct SpotCase {
     if (!std::filesystem::exists(node)) return;
     mesh = read_volume_mesh(node);
     mesh.X = normalize_and_center(mesh.X).X;
-    rig = std::make_shared<const LinearRig>(point_handle_rig(
-        mesh.X, mesh.T, extremity_vertices(mesh.X), kron_identity(massmatrix(mesh.X, mesh.T, 1e3), 3)));
+    rig = std::make_shared<const LinearRig>(point_handle_rig(mesh.X, mesh.T, extremity_vertices(mesh.X),
+                                                             kron_identity(massmatrix(mesh.X, mesh.T, 1e3), 3)));
     found = true;
   }
 };

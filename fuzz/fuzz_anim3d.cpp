@@ -23,12 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const fastcd::PointAnimation3D a = fastcd::read_point_animation_3d(path);
     const auto nh = a.rest_translation.rows();
-    check(nh > 0 && a.rest_euler.rows() == nh && !a.translation.empty() &&
-              a.translation.size() == a.euler.size(),
+    check(nh > 0 && a.rest_euler.rows() == nh && !a.translation.empty() && a.translation.size() == a.euler.size(),
           "read_point_animation_3d: shapes");
     for (std::size_t f = 0; f < a.translation.size(); ++f) {
-      check(a.translation[f].rows() == nh && a.euler[f].rows() == nh,
-            "read_point_animation_3d: frame shape");
+      check(a.translation[f].rows() == nh && a.euler[f].rows() == nh, "read_point_animation_3d: frame shape");
       check_finite(a.translation[f], "read_point_animation_3d: translation");
       check_finite(a.euler[f], "read_point_animation_3d: euler");
     }

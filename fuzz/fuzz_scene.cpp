@@ -2,7 +2,8 @@
 //   * raw (any byte a JSON text can start with): the input is the scene JSON, written next to fixed small
 //     valid side files (meshes, handles, weights, animations from tests/malformed/scene/base/,
 //     copied to the temporary folder once): exercises the JSON handling;
-//   * structured (a control character other than tab/newline/return): FuzzedDataProvider picks each key's value from the side files
+//   * structured (a control character other than tab/newline/return): FuzzedDataProvider picks each key's value from
+//   the side files
 //     (or a fuzzed file written from the input, or a random string), numbers for dt/YM/pr, keys
 //     dropped at random, and a SceneOptions rig: exercises the combinations load_scene must
 //     reject (counts of handles vs weights vs animation, 2D vs 3D, kinds of rigs).
@@ -14,9 +15,9 @@
 // sanitizer report, timeout or OOM is a finding as usual; so is a loaded scene whose mesh or
 // weights are NaN/Inf or inconsistent. Computed values that break the contract (NaN poses,
 // non-finite dt/YM/rho) are reported once each with the prefix "fastcd-fuzz-scene: contract:".
+#include <fuzzer/FuzzedDataProvider.h>
 #include <cmath>
 #include <filesystem>
-#include <fuzzer/FuzzedDataProvider.h>
 
 #include <set>
 #include <string>
@@ -40,8 +41,7 @@ void copy_side_files() {
   if (done) return;
   for (const auto& e : fs::directory_iterator(FASTCD_FUZZ_SCENE_BASE))
     if (e.path().extension() != ".json")
-      fs::copy_file(e.path(), fs::path(temp_dir()) / e.path().filename(),
-                    fs::copy_options::overwrite_existing);
+      fs::copy_file(e.path(), fs::path(temp_dir()) / e.path().filename(), fs::copy_options::overwrite_existing);
   done = true;
 }
 
@@ -57,7 +57,8 @@ void report_unnamed(const std::string& msg) {
 struct Stats {
   long long loaded[2] = {0, 0}, rejected[2] = {0, 0};
   ~Stats() {
-    std::fprintf(stderr, "fastcd-fuzz-scene: stats: raw %lld loaded / %lld rejected, structured %lld loaded / %lld rejected\n",
+    std::fprintf(stderr,
+                 "fastcd-fuzz-scene: stats: raw %lld loaded / %lld rejected, structured %lld loaded / %lld rejected\n",
                  loaded[0], rejected[0], loaded[1], rejected[1]);
   }
 } stats;
@@ -73,7 +74,8 @@ std::string structured_scene(FuzzedDataProvider& in, fastcd::SceneOptions& opt) 
   static const char* const kHandles[] = {"points.tgf", "bones.tgf", "points2d.tgf", "bones2d.tgf", "cube.mesh"};
   static const char* const kWeights[] = {"cube.dmat", "bones.dmat", "square.dmat", "points.tgf"};
   static const char* const kAnims[] = {"points_anim.txt", "bones_anim.txt", "anim2d.txt", "cube.dmat", "square.dmat"};
-  static const char* const kFuzzed[] = {"fuzz.mesh", "fuzz.msh", "fuzz.obj", "fuzz.node", "fuzz.tgf", "fuzz.dmat", "fuzz_anim.txt"};
+  static const char* const kFuzzed[] = {"fuzz.mesh", "fuzz.msh",  "fuzz.obj",     "fuzz.node",
+                                        "fuzz.tgf",  "fuzz.dmat", "fuzz_anim.txt"};
   static const char* const kRigs[] = {"auto", "lbs", "wire", "mvc", "harmonic", "bogus"};
   opt.rig = kRigs[in.ConsumeIntegralInRange<int>(0, 5)];
   opt.harmonic_resolution = in.ConsumeIntegralInRange<int>(-1, 24);
@@ -98,10 +100,14 @@ std::string structured_scene(FuzzedDataProvider& in, fastcd::SceneOptions& opt) 
   if (in.ConsumeIntegralInRange<int>(0, 7) == 0) j["render_mesh_file"] = pick(kMeshes, 6);
   auto number = [&](double typical) {
     switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-      case 0: return typical;
-      case 1: return -typical;
-      case 2: return 0.0;
-      default: return in.ConsumeFloatingPoint<double>();
+      case 0:
+        return typical;
+      case 1:
+        return -typical;
+      case 2:
+        return 0.0;
+      default:
+        return in.ConsumeFloatingPoint<double>();
     }
   };
   maybe("dt", number(0.01));
@@ -141,13 +147,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // scope here (the JSON author chooses which files are read).
   for (const char* bad : {"/dev", "/proc", "/sys", "\\u"})
     if (json.find(bad) != std::string::npos) return 0;
-  const std::string path =
-      write_input("scene.json", reinterpret_cast<const std::uint8_t*>(json.data()), json.size());
+  const std::string path = write_input("scene.json", reinterpret_cast<const std::uint8_t*>(json.data()), json.size());
   try {
     const fastcd::Scene s = fastcd::load_scene(path, opt);
     const auto n = s.X.rows(), d = s.dim;
-    check((d == 2 || d == 3) && s.X.cols() == d && s.T.cols() == d + 1 && n > 0,
-          "load_scene: bad mesh shapes");
+    check((d == 2 || d == 3) && s.X.cols() == d && s.T.cols() == d + 1 && n > 0, "load_scene: bad mesh shapes");
     check_finite(s.X, "load_scene: X");
     check_indices(s.T, n, "load_scene: T");
     check(s.W.rows() == n && s.W.cols() == s.handles, "load_scene: W shape");

@@ -72,10 +72,8 @@ inline void check_message(const std::exception& e, const char* fn, const std::st
   const bool names_file = m.find("'" + path + "'") != std::string_view::npos ||
                           (!path2.empty() && m.find("'" + path2 + "'") != std::string_view::npos);
   if (!names_fn || !names_file)
-    finding(std::string("error message does not name the reader '") + fn +
-            "' and the file: " + std::string(m));
-  if (m.find('\n') != std::string_view::npos)
-    finding("error message spans several lines: " + std::string(m));
+    finding(std::string("error message does not name the reader '") + fn + "' and the file: " + std::string(m));
+  if (m.find('\n') != std::string_view::npos) finding("error message spans several lines: " + std::string(m));
 }
 
 template <class M>

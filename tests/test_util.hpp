@@ -2,8 +2,8 @@
 // Shared fixtures for the fastcd tests.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
 #include <unistd.h>
+#include <Eigen/Dense>
 
 #include <cstdio>
 #include <filesystem>
@@ -49,8 +49,7 @@ void expect_throw_with(F&& f, const std::string& needle) {
     f();
     ADD_FAILURE() << "expected an exception mentioning '" << needle << "'";
   } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
-        << "message was: " << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message was: " << e.what();
   }
 }
 

@@ -6,13 +6,13 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cmath>
-#include <tuple>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "fastcd/fastcd.hpp"
 #include "progress.hpp"
@@ -100,11 +100,22 @@ struct Result {
 nlohmann::json record(const Result& r) {
   const Case& c = *r.c;
   const bool fast = r.solver == "fast";
-  return {{"solver", r.solver}, {"case", c.name}, {"dim", c.mesh.X.cols()}, {"vertices", c.mesh.X.rows()},
-          {"elements", c.mesh.T.rows()}, {"modes", fast ? c.modes : 0}, {"clusters", fast ? c.clusters : 0},
-          {"iterations", r.iterations}, {"precompute_s", r.pre_s}, {"step_us_median", r.step.median},
-          {"step_us_p10", r.step.p10}, {"step_us_p90", r.step.p90}, {"lift_us_median", r.lift_us},
-          {"memory_mib", r.memory_mib}, {"step_memory_mib", r.step_memory_mib}, {"peak_rss_mib", r.peak_rss_mib}};
+  return {{"solver", r.solver},
+          {"case", c.name},
+          {"dim", c.mesh.X.cols()},
+          {"vertices", c.mesh.X.rows()},
+          {"elements", c.mesh.T.rows()},
+          {"modes", fast ? c.modes : 0},
+          {"clusters", fast ? c.clusters : 0},
+          {"iterations", r.iterations},
+          {"precompute_s", r.pre_s},
+          {"step_us_median", r.step.median},
+          {"step_us_p10", r.step.p10},
+          {"step_us_p90", r.step.p90},
+          {"lift_us_median", r.lift_us},
+          {"memory_mib", r.memory_mib},
+          {"step_memory_mib", r.step_memory_mib},
+          {"peak_rss_mib", r.peak_rss_mib}};
 }
 
 std::vector<Case> make_cases(const BenchSettings& st) {
@@ -118,8 +129,10 @@ std::vector<Case> make_cases(const BenchSettings& st) {
   // 3D: the Spot character first (its peak memory is then its own), then boxes of growing size.
   if (!st.quick) {
     Case spot = spot_case(st.data);
-    if (!spot.name.empty()) cases.push_back(std::move(spot));
-    else std::fprintf(stdout, "fastcd bench: no Spot mesh under %s/data/derived-tetgen; skipping it\n", st.data.c_str());
+    if (!spot.name.empty())
+      cases.push_back(std::move(spot));
+    else
+      std::fprintf(stdout, "fastcd bench: no Spot mesh under %s/data/derived-tetgen; skipping it\n", st.data.c_str());
   }
   for (int n : {6, 10, 14}) {
     Mesh m = tetrahedralized_grid(3 * n, n, n);
@@ -147,7 +160,8 @@ void print_targets(const std::vector<Result>& rs) {
       std::snprintf(meas, sizeof meas, "%.1f us [%.1f, %.1f]", value, r->step.p10, r->step.p90);
     else if (std::string(unit) == "us" && value == r->step.median / 1000.0)
       std::snprintf(meas, sizeof meas, "%.3f ms [%.3f, %.3f]", value, r->step.p10 / 1000.0, r->step.p90 / 1000.0);
-    else std::snprintf(meas, sizeof meas, "%.3g %s", value, unit);
+    else
+      std::snprintf(meas, sizeof meas, "%.3g %s", value, unit);
     std::printf("%-44s %-30s %-14s %s\n", what, meas, ttext, value <= target ? "ok" : "MISSED");
   };
   const Result* fb = find(rs, "fast", "beam-40x5");
@@ -174,8 +188,9 @@ void print_targets(const std::vector<Result>& rs) {
   if (ub && ub2)
     std::printf("%-44s %.0fx at 200, %.0fx at 1800 (simkit ~7 ms, ~130 ms)\n", "full step vs simkit",
                 7000.0 / ub->step.median, 130000.0 / ub2->step.median);
-  if (fs) std::printf("%-44s %.0fx (1,560 us on a 6.1k / 21.7k character)\n", "fast Spot step vs the 2023 library",
-                      1560.0 / fs->step.median);
+  if (fs)
+    std::printf("%-44s %.0fx (1,560 us on a 6.1k / 21.7k character)\n", "fast Spot step vs the 2023 library",
+                1560.0 / fs->step.median);
 }
 
 int run_bench(const BenchSettings& st) {
@@ -191,8 +206,8 @@ int run_bench(const BenchSettings& st) {
     o.modes = c.modes;
     o.clusters = c.clusters;
     const LinearRig rig = c.rig.J.size() > 0
-                        ? c.rig
-                        : affine_handle_rig(c.mesh.X, kron_identity(massmatrix(c.mesh.X, c.mesh.T, o.rho), dim));
+                              ? c.rig
+                              : affine_handle_rig(c.mesh.X, kron_identity(massmatrix(c.mesh.X, c.mesh.T, o.rho), dim));
     // Fast first: its peak memory is measured before the full-order system exists.
     auto shared_rig = std::make_shared<const LinearRig>(rig);
     SimulationOptions so;
@@ -253,12 +268,16 @@ int run_bench(const BenchSettings& st) {
 
 void register_bench(CLI::App& app) {
   auto st = std::make_shared<BenchSettings>();
-  CLI::App* cmd = app.add_subcommand("bench", "Time precompute, steps, lifting and memory of both solvers (beam sweep, Spot, 3D boxes) next to the targets");
+  CLI::App* cmd = app.add_subcommand(
+      "bench",
+      "Time precompute, steps, lifting and memory of both solvers (beam sweep, Spot, 3D boxes) next to the targets");
   cmd->add_option("--json", st->json, "write one JSON record per measured case");
   cmd->add_option("--steps", st->steps, "timed steps per solver")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--max-case-seconds", st->max_case_s, "stop timing a solver on a case after this long (>= 20 steps)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--data", st->data, "the shared/ folder holding data/derived-tetgen/spot_pYq1.414.*")->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--data", st->data, "the shared/ folder holding data/derived-tetgen/spot_pYq1.414.*")
+      ->capture_default_str();
   cmd->add_flag("--quick", st->quick, "one beam and one box only");
   cmd->add_flag("--no-3d", st->no3d, "skip the 3D cases (Spot, boxes)");
   cmd->callback([st] { run_bench(*st); });

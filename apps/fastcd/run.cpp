@@ -63,7 +63,9 @@ int run_scene(const RunSettings& st) {
 
   std::fprintf(stdout, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
                scene.name.c_str(), long(dim), long(n), long(scene.T.rows()), long(scene.handles),
-               scene.kind == HandleKind::Bones ? "bones" : scene.kind == HandleKind::Cage ? "cage vertices" : "point handles",
+               scene.kind == HandleKind::Bones  ? "bones"
+               : scene.kind == HandleKind::Cage ? "cage vertices"
+                                                : "point handles",
                rig.name().c_str(), frames, st.solver.c_str());
   SceneRunSettings run;
   run.solver = solver_kind(st.solver);
@@ -120,18 +122,18 @@ int run_scene(const RunSettings& st) {
       vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
       vo.pad = 0.1;
       write_panel_animation((stage / "preview.mp4").string(),
-                                 {{rig_frames, scene.T, "rig", rgb_from_hex("#d62728")},
-                                  {cd_frames, scene.T, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
-                                 vo, progress);
+                            {{rig_frames, scene.T, "rig", rgb_from_hex("#d62728")},
+                             {cd_frames, scene.T, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
+                            vo, progress);
     } else {
       std::vector<MatrixXd> all = rig_frames;
       all.insert(all.end(), cd_frames.begin(), cd_frames.end());
       SurfaceAnimationOptions vo;
       vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
       write_surface_animation((stage / "preview.mp4").string(),
-                                   {{rig_frames, surf.F, "rig", rgb_from_hex("#d62728")},
-                                    {cd_frames, surf.F, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
-                                   default_camera(all), vo, progress);
+                              {{rig_frames, surf.F, "rig", rgb_from_hex("#d62728")},
+                               {cd_frames, surf.F, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
+                              default_camera(all), vo, progress);
     }
   }
 #else
@@ -147,13 +149,19 @@ int run_scene(const RunSettings& st) {
   report["handles"] = scene.handles;
   report["rig"] = {{"name", rig.name()}, {"linear", rig.is_linear()}, {"parameters", rig.num_params()}};
   report["frames"] = frames;
-  report["settings"] = {{"dt", o.dt}, {"ym", o.ym}, {"pr", o.pr}, {"rho", o.rho}, {"iterations", o.iterations},
-                        {"leak", st.leak}, {"gravity", st.gravity},
-                        {"model_requested", scene.model}, {"model_simulated", "arap"},
+  report["settings"] = {{"dt", o.dt},
+                        {"ym", o.ym},
+                        {"pr", o.pr},
+                        {"rho", o.rho},
+                        {"iterations", o.iterations},
+                        {"leak", st.leak},
+                        {"gravity", st.gravity},
+                        {"model_requested", scene.model},
+                        {"model_simulated", "arap"},
                         {"dynamics", so_sim.dynamics}};
   if (sim.fast()) report["settings"].update({{"modes", o.modes}, {"clusters", o.clusters}});
-  report["timings"] = {{"precompute_s", pre_s}, {"ms_per_step", frames ? 1e3 * step_s / frames : 0.0},
-                       {"total_s", since(t_all)}};
+  report["timings"] = {
+      {"precompute_s", pre_s}, {"ms_per_step", frames ? 1e3 * step_s / frames : 0.0}, {"total_s", since(t_all)}};
   report["constraint_rank"] = constraint_rank;
   report["max_constraint_residual_relative"] = max_rel;
   if (sim.fast()) report["structural_residual_relative"] = structural;
@@ -178,15 +186,22 @@ int run_scene(const RunSettings& st) {
 
 void register_run(CLI::App& app) {
   auto st = std::make_shared<RunSettings>();
-  CLI::App* cmd = app.add_subcommand("run", "Simulate a scene (Complementary Dynamics release JSON) and bake it: "
-                                            "OBJ sequence, PC2 + rest OBJ, preview.mp4, run.json");
+  CLI::App* cmd = app.add_subcommand("run",
+                                     "Simulate a scene (Complementary Dynamics release JSON) and bake it: "
+                                     "OBJ sequence, PC2 + rest OBJ, preview.mp4, run.json");
   cmd->add_option("scene", st->scene, "scene JSON file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", st->out, "output folder (default runs/<scene>)");
-  cmd->add_option("--solver", st->solver, "full or fast")->check(CLI::IsMember({"full", "fast"}))->capture_default_str();
+  cmd->add_option("--solver", st->solver, "full or fast")
+      ->check(CLI::IsMember({"full", "fast"}))
+      ->capture_default_str();
   cmd->add_option("--frames", st->frames, "simulate only the first N frames")->check(CLI::PositiveNumber);
   cmd->add_option("--modes", st->modes, "fast: skinning eigenmodes")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--clusters", st->clusters, "fast: rotation clusters")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--iterations", st->iterations, "local/global iterations per step")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--clusters", st->clusters, "fast: rotation clusters")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--iterations", st->iterations, "local/global iterations per step")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--rig", st->rig,
                   "auto (the scene's rig), lbs, wire (2D point handles: the daisy's Catmull-Rom wire, full order "
                   "only), mvc or harmonic (cage coordinates)")

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "fastcd/fastcd.hpp"
 #include "progress.hpp"
@@ -120,10 +120,18 @@ int run_tutorial(const TutorialSettings& st) {
   const fs::path out(st.out);
   fs::create_directories(out);
   nlohmann::json summary;
-  summary["settings"] = {{"beam", {st.width, st.height}}, {"thickness", st.thickness}, {"ym", st.cd.ym},
-                         {"pr", st.cd.pr}, {"rho", st.cd.rho}, {"dt", st.cd.dt},
-                         {"iterations", st.cd.iterations}, {"amp", st.amp}, {"period", st.period},
-                         {"leak_dt", st.cd.leak.dt}, {"modes", st.cd.modes}, {"clusters", st.cd.clusters},
+  summary["settings"] = {{"beam", {st.width, st.height}},
+                         {"thickness", st.thickness},
+                         {"ym", st.cd.ym},
+                         {"pr", st.cd.pr},
+                         {"rho", st.cd.rho},
+                         {"dt", st.cd.dt},
+                         {"iterations", st.cd.iterations},
+                         {"amp", st.amp},
+                         {"period", st.period},
+                         {"leak_dt", st.cd.leak.dt},
+                         {"modes", st.cd.modes},
+                         {"clusters", st.cd.clusters},
                          {"steps", st.steps}};
   const auto t_all = Clock::now();
 
@@ -139,7 +147,9 @@ int run_tutorial(const TutorialSettings& st) {
   std::vector<MatrixXd> rig_states;
   for (int i = 0; i < st.steps; ++i)
     rig_states.push_back(unflatten(rig.J * metronome_pose(rig.p0, dim, i, st.amp, st.period), dim));
-  summary["mesh"] = {{"vertices", n}, {"triangles", s.mesh.T.rows()}, {"J_shape", {rig.J.rows(), rig.J.cols()}},
+  summary["mesh"] = {{"vertices", n},
+                     {"triangles", s.mesh.T.rows()},
+                     {"J_shape", {rig.J.rows(), rig.J.cols()}},
                      {"rig_dofs", rig.J.cols()}};
 
   // 2 - full order
@@ -147,10 +157,13 @@ int run_tutorial(const TutorialSettings& st) {
   const Rollout full = roll_out(s.full, st, "full-order roll-out");
   const FullCD& full_sys = *s.full.full();
   const double full_viol = *std::max_element(full.violation.begin(), full.violation.end());
-  std::printf("full-order: %s ms/step, %ld rotations/step\n", fmt("%.3f", full.step_ms).c_str(), long(full_sys.n_rot()));
+  std::printf("full-order: %s ms/step, %ld rotations/step\n", fmt("%.3f", full.step_ms).c_str(),
+              long(full_sys.n_rot()));
   std::printf("max rig-orthogonality residual ||J^T M D u_c|| = %.1e (constraint holds)\n", full_viol);
-  summary["full"] = {{"ms_per_step", full.step_ms}, {"rotations_per_step", full_sys.n_rot()},
-                     {"max_violation", full_viol}, {"constraint_rank", full_sys.constraint().rank},
+  summary["full"] = {{"ms_per_step", full.step_ms},
+                     {"rotations_per_step", full_sys.n_rot()},
+                     {"max_violation", full_viol},
+                     {"constraint_rank", full_sys.constraint().rank},
                      {"state_dim", full_sys.state_dim()}};
 
   // 4 - fast
@@ -159,18 +172,25 @@ int run_tutorial(const TutorialSettings& st) {
   const FastCD& fast = *s.fast.fast();
   const double structural = (fast.constraint().C * fast.B()).norm();
   const double red_viol = *std::max_element(red.violation.begin(), red.violation.end());
-  std::printf("subspace B: (%ld, %ld) -> %ld DOFs\n", long(fast.B().rows()), long(fast.B().cols()), long(fast.state_dim()));
+  std::printf("subspace B: (%ld, %ld) -> %ld DOFs\n", long(fast.B().rows()), long(fast.B().cols()),
+              long(fast.state_dim()));
   std::printf("structural rig-orthogonality ||(J^T M D) B|| = %.1e\n", structural);
   std::printf("rotation clusters: %ld (vs %ld triangles)\n", long(fast.n_rot()), long(s.mesh.T.rows()));
   std::printf("reduced: %s ms/step -> %.1fx faster than full-order\n", fmt("%.4f", red.step_ms).c_str(),
               full.step_ms / red.step_ms);
   std::vector<int> counts(static_cast<std::size_t>(fast.n_rot()), 0);
   for (Index e = 0; e < fast.labels().size(); ++e) ++counts[static_cast<std::size_t>(fast.labels()(e))];
-  summary["reduced"] = {{"ms_per_step", red.step_ms}, {"speedup", full.step_ms / red.step_ms},
-                        {"B_shape", {fast.B().rows(), fast.B().cols()}}, {"state_dim", fast.state_dim()},
-                        {"structural_residual", structural}, {"structural_residual_relative", fast.structural_residual()},
-                        {"max_violation", red_viol}, {"clusters", fast.n_rot()}, {"cluster_counts", counts},
-                        {"eigenvalues", std::vector<double>(fast.eigenvalues().data(), fast.eigenvalues().data() + fast.eigenvalues().size())},
+  summary["reduced"] = {{"ms_per_step", red.step_ms},
+                        {"speedup", full.step_ms / red.step_ms},
+                        {"B_shape", {fast.B().rows(), fast.B().cols()}},
+                        {"state_dim", fast.state_dim()},
+                        {"structural_residual", structural},
+                        {"structural_residual_relative", fast.structural_residual()},
+                        {"max_violation", red_viol},
+                        {"clusters", fast.n_rot()},
+                        {"cluster_counts", counts},
+                        {"eigenvalues", std::vector<double>(fast.eigenvalues().data(),
+                                                            fast.eigenvalues().data() + fast.eigenvalues().size())},
                         {"weight_constraint_rank", fast.weight_constraint_rank()}};
   summary["precompute_s"] = pre_s;
 
@@ -202,8 +222,11 @@ int run_tutorial(const TutorialSettings& st) {
       std::snprintf(line, sizeof line, "%5ld verts / %5ld tris: full %7.3f ms reduced %7.4f ms (%6.1fx)",
                     long(r.mesh.X.rows()), long(r.mesh.T.rows()), tf, tr, tf / tr);
       lines.push_back(line);
-      rows.push_back({{"vertices", r.mesh.X.rows()}, {"triangles", r.mesh.T.rows()}, {"full_ms", tf},
-                      {"reduced_ms", tr}, {"speedup", tf / tr}});
+      rows.push_back({{"vertices", r.mesh.X.rows()},
+                      {"triangles", r.mesh.T.rows()},
+                      {"full_ms", tf},
+                      {"reduced_ms", tr},
+                      {"speedup", tf / tr}});
       bar.update(k + 1);
     }
     for (const auto& l : lines) std::printf("%s\n", l.c_str());
@@ -211,12 +234,11 @@ int run_tutorial(const TutorialSettings& st) {
     std::vector<double> speedup(verts.size());
     for (std::size_t i = 0; i < verts.size(); ++i) speedup[i] = t_fulls[i] / t_reds[i];
 #if FASTCD_HAVE_VIZ
-    write_timing_png((out / "timing.png").string(),
-                          {{"full-order", verts, t_fulls, rgb_from_hex(kFull)},
-                           {"fast (reduced)", verts, t_reds, rgb_from_hex(kRed)}},
-                          true, "per-step cost", "vertices", "ms / step",
-                          {{"speedup", verts, speedup, {0.2, 0.2, 0.2}}}, "speedup grows with resolution",
-                          "speedup (full / reduced)");
+    write_timing_png(
+        (out / "timing.png").string(),
+        {{"full-order", verts, t_fulls, rgb_from_hex(kFull)}, {"fast (reduced)", verts, t_reds, rgb_from_hex(kRed)}},
+        true, "per-step cost", "vertices", "ms / step", {{"speedup", verts, speedup, {0.2, 0.2, 0.2}}},
+        "speedup grows with resolution", "speedup (full / reduced)");
 #endif
   }
 
@@ -243,7 +265,8 @@ int run_tutorial(const TutorialSettings& st) {
     char full_title[64], red_title[64];
     std::snprintf(full_title, sizeof full_title, "full (%ld rot, %ld DOF)", long(full_sys.n_rot()),
                   long(full_sys.state_dim()));
-    std::snprintf(red_title, sizeof red_title, "reduced (%ld rot, %ld DOF)", long(fast.n_rot()), long(fast.state_dim()));
+    std::snprintf(red_title, sizeof red_title, "reduced (%ld rot, %ld DOF)", long(fast.n_rot()),
+                  long(fast.state_dim()));
     encode("compare.mp4",
            {{rig_t, s.mesh.T, "rig", rgb_from_hex(kRig)},
             {full_t, s.mesh.T, full_title, rgb_from_hex(kFull)},
@@ -274,11 +297,21 @@ void register_tutorial(CLI::App& app) {
                                      "Reproduce tutorial 23 (Fast Complementary Dynamics) on the default beam: "
                                      "prints its numbers, writes videos, plots, summary.json and .npy trajectories");
   cmd->add_option("--out", st->out, "output directory")->capture_default_str();
-  cmd->add_option("--steps", st->steps, "time steps of the roll-outs")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--modes", st->cd.modes, "skinning eigenmodes of the fast solver")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--clusters", st->cd.clusters, "rotation clusters of the fast solver")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--iterations", st->cd.iterations, "local/global iterations per step")->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--bench-steps", st->bench_steps, "timed steps per solver in the sweep (after 2 warm-up)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", st->steps, "time steps of the roll-outs")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--modes", st->cd.modes, "skinning eigenmodes of the fast solver")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--clusters", st->cd.clusters, "rotation clusters of the fast solver")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--iterations", st->cd.iterations, "local/global iterations per step")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--bench-steps", st->bench_steps, "timed steps per solver in the sweep (after 2 warm-up)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-sweep", st->sweep, "skip the resolution sweep (section 6)");
   cmd->add_flag("!--no-video", st->video, "skip the videos");
   cmd->callback([st] {

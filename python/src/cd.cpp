@@ -121,8 +121,8 @@ CArray vector_arg(py::handle obj, Index n, const char* name) {
   if (!a) throw py::type_error(std::string(name) + " must be a numeric array-like");
   const bool ok = (a.ndim() == 1 && a.shape(0) == n) || (a.ndim() == 2 && a.shape(0) == n && a.shape(1) == 1);
   if (!ok)
-    throw py::value_error(std::string(name) + " must have shape (" + std::to_string(n) + ",) or (" +
-                          std::to_string(n) + ", 1), got " + shape_str(a));
+    throw py::value_error(std::string(name) + " must have shape (" + std::to_string(n) + ",) or (" + std::to_string(n) +
+                          ", 1), got " + shape_str(a));
   return a;
 }
 
@@ -149,8 +149,10 @@ struct SolverObject {
   SolverObject(MatrixXd X_, MatrixXi T_, SparseMatrix J_, VectorXd p0_, CDOptions o)
       : X(std::move(X_)), T(std::move(T_)), J(std::move(J_)), p0(std::move(p0_)), options(std::move(o)) {
     py::gil_scoped_release release;
-    if constexpr (std::is_same_v<Solver, FullCD>) sys = full_cd_precompute(X, T, J, p0, options);
-    else sys = fast_cd_precompute(X, T, J, p0, options);
+    if constexpr (std::is_same_v<Solver, FullCD>)
+      sys = full_cd_precompute(X, T, J, p0, options);
+    else
+      sys = fast_cd_precompute(X, T, J, p0, options);
   }
   SolverObject(const SolverObject& o) : X(o.X), T(o.T), J(o.J), p0(o.p0), options(o.options), sys(o.sys) {}
 
@@ -158,7 +160,8 @@ struct SolverObject {
                            int iterations) {
     const Index m = sys.state_dim(), np = sys.J().cols();
     const CArray a = vector_arg(s, m, "state"), ad = vector_arg(s_dot, m, "state velocity");
-    const CArray ap = vector_arg(p, np, "p"), apd = vector_arg(p_dot, np, "p_dot"), apn = vector_arg(p_next, np, "p_next");
+    const CArray ap = vector_arg(p, np, "p"), apd = vector_arg(p_dot, np, "p_dot"),
+                 apn = vector_arg(p_next, np, "p_next");
     py::array_t<double> out = new_state(m, a.ndim() == 2);
     Eigen::Map<VectorXd> s_out(out.mutable_data(), m);
     {
@@ -184,7 +187,8 @@ template <class Obj, class Cls>
 void common_solver_properties(Cls& c) {
   c.def("step", &Obj::step, "s"_a, "s_dot"_a, "p"_a, "p_dot"_a, "p_next"_a, "iterations"_a = -1,
         "The state after one step; same shape as s ((n,) or (n, 1)).")
-      .def("lift", [](const Obj& o, const VecRef& s) { return o.sys.lift(s); }, "s"_a, "u_c of a state.")
+      .def(
+          "lift", [](const Obj& o, const VecRef& s) { return o.sys.lift(s); }, "s"_a, "u_c of a state.")
       .def_property_readonly("J", [](const Obj& o) { return o.sys.J(); })
       .def_property_readonly("p0", [](const Obj& o) { return o.sys.p0(); })
       .def_property_readonly("D", [](const Obj& o) { return o.sys.D(); })
@@ -198,7 +202,8 @@ void common_solver_properties(Cls& c) {
       .def_property_readonly("iterations", [](const Obj& o) { return o.sys.options().iterations; })
       .def_property_readonly("memory_bytes", [](const Obj& o) { return o.sys.memory_bytes(); })
       .def("__copy__", [](const Obj& o) { return new Obj(o); })
-      .def("__deepcopy__", [](const Obj& o, const py::dict&) { return new Obj(o); }, "memo"_a)
+      .def(
+          "__deepcopy__", [](const Obj& o, const py::dict&) { return new Obj(o); }, "memo"_a)
       .def(py::pickle([](const Obj& o) { return o.getstate(); }, [](const py::tuple& t) { return Obj::setstate(t); }));
 }
 
@@ -231,12 +236,12 @@ class PyRig : public Rig {
     py::gil_scoped_acquire gil;
     if (py::function f = py::get_override(static_cast<const Rig*>(this), "jacobian")) {
       const py::object J = f(VectorXd(p));
-      const SparseMatrix Js = py::isinstance<py::array>(J) ? SparseMatrix(py::cast<MatrixXd>(J).sparseView())
-                                                          : py::cast<SparseMatrix>(J);
+      const SparseMatrix Js =
+          py::isinstance<py::array>(J) ? SparseMatrix(py::cast<MatrixXd>(J).sparseView()) : py::cast<SparseMatrix>(J);
       if (Js.rows() != num_vertices() * dim() || Js.cols() != num_params())
         throw std::invalid_argument(name() + " rig: jacobian(p) is " + std::to_string(Js.rows()) + " x " +
-                                    std::to_string(Js.cols()) + ", expected " +
-                                    std::to_string(num_vertices() * dim()) + " x " + std::to_string(num_params()));
+                                    std::to_string(Js.cols()) + ", expected " + std::to_string(num_vertices() * dim()) +
+                                    " x " + std::to_string(num_params()));
       return Js;
     }
     return Rig::jacobian(p);
@@ -270,7 +275,8 @@ void bind_cd(py::module_& m) {
       .def("is_linear", &Rig::is_linear)
       .def("rest_params", &Rig::rest_params)
       .def("name", &Rig::name)
-      .def("positions", [](const Rig& r, const VecRef& p) { return r.positions(p); }, "p"_a)
+      .def(
+          "positions", [](const Rig& r, const VecRef& p) { return r.positions(p); }, "p"_a)
       .def("jacobian", &Rig::jacobian, "p"_a);
   py::class_<LinearRig, Rig, std::shared_ptr<LinearRig>>(m, "LinearRig", "x = J p (LBS, handles, cages).")
       .def(py::init([](const SparseMatrix& J, const VecRef& p0, Index dim, const std::string& name) {
@@ -284,9 +290,8 @@ void bind_cd(py::module_& m) {
       [](const MatRef& X, const MatRef& cage_V, const IdxRef& cage_F, const std::string& kind, int resolution) {
         if (kind != "mvc" && kind != "harmonic")
           throw std::invalid_argument("kind must be 'mvc' or 'harmonic', got '" + kind + "'");
-        return std::make_shared<LinearRig>(
-            cage_rig(X, cage_V, cage_F, kind == "mvc" ? CageCoordinates::MeanValue : CageCoordinates::Harmonic,
-                     resolution));
+        return std::make_shared<LinearRig>(cage_rig(
+            X, cage_V, cage_F, kind == "mvc" ? CageCoordinates::MeanValue : CageCoordinates::Harmonic, resolution));
       },
       "X"_a, "cage_V"_a, "cage_F"_a, "kind"_a = "mvc", "resolution"_a = 128, "Cage rig, p = cage vertex positions.");
   m.def(
@@ -308,12 +313,12 @@ void bind_cd(py::module_& m) {
       "X"_a, "T"_a, "leak"_a = "diffusion", "dt"_a = 1.0, "Per-vertex momentum-leak field D in [0, 1].");
 
   auto full = py::class_<FullCDObject>(m, "FullCD", "Precomputed full-order complementary dynamics (C++ FullCD).");
-  full.def(py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, double dt,
-                       double ym, double pr, double rho, int iterations, const py::object& leak, double leak_dt,
+  full.def(py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, double dt, double ym,
+                       double pr, double rho, int iterations, const py::object& leak, double leak_dt,
                        const py::object& gravity, double tolerance) {
              return new FullCDObject(X, T, J, p0,
-                                     make_options(dt, ym, pr, rho, iterations, CDOptions{}.modes,
-                                                  CDOptions{}.clusters, leak, leak_dt, gravity, tolerance, X.rows()));
+                                     make_options(dt, ym, pr, rho, iterations, CDOptions{}.modes, CDOptions{}.clusters,
+                                                  leak, leak_dt, gravity, tolerance, X.rows()));
            }),
            "X"_a, "T"_a, "J"_a, "p0"_a, "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3, "iterations"_a = 10,
            "leak"_a = "diffusion", "leak_dt"_a = 1.0, "gravity"_a = py::none(), "tolerance"_a = 0.0);
@@ -324,12 +329,12 @@ void bind_cd(py::module_& m) {
                        int clusters, double dt, double ym, double pr, double rho, int iterations,
                        const py::object& leak, double leak_dt, const py::object& gravity, double tolerance) {
              return new FastCDObject(X, T, J, p0,
-                                     make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt,
-                                                  gravity, tolerance, X.rows()));
+                                     make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity,
+                                                  tolerance, X.rows()));
            }),
-           "X"_a, "T"_a, "J"_a, "p0"_a, "modes"_a = 10, "clusters"_a = 20, "dt"_a = 1e-2, "ym"_a = 1e5,
-           "pr"_a = 0.0, "rho"_a = 1e3, "iterations"_a = 10, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
-           "gravity"_a = py::none(), "tolerance"_a = 0.0);
+           "X"_a, "T"_a, "J"_a, "p0"_a, "modes"_a = 10, "clusters"_a = 20, "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0,
+           "rho"_a = 1e3, "iterations"_a = 10, "leak"_a = "diffusion", "leak_dt"_a = 1.0, "gravity"_a = py::none(),
+           "tolerance"_a = 0.0);
   common_solver_properties<FastCDObject>(fast);
   fast.def_property_readonly(
           "B", [](const FastCDObject& o) -> const MatrixXd& { return o.sys.B(); },
@@ -348,26 +353,26 @@ void bind_cd(py::module_& m) {
 
   py::class_<Simulation>(m, "Simulation", py::dynamic_attr(),
                          "Complementary dynamics of a mesh under a rig, for either solver (C++ Simulation).")
-      .def(py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, const std::string& solver,
-                       double dt, double ym, double pr, double rho, int iterations, int modes, int clusters,
-                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance,
-                       bool dynamics, bool monitor) {
-             SimulationOptions o;
-             o.solver = solver_kind(solver);
-             o.cd = make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity, tolerance,
-                                 X.rows());
-             o.dynamics = dynamics;
-             o.monitor = monitor;
-             if (!rig) throw std::invalid_argument("Simulation needs a rig");
-             std::shared_ptr<const Rig> r = rig;
-             py::gil_scoped_release release;
-             return new Simulation(X, T, r, o);
-           }),
-           "X"_a, "T"_a, "rig"_a, "solver"_a = "full", "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
-           "iterations"_a = 10, "modes"_a = 10, "clusters"_a = 20, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
-           "gravity"_a = py::none(), "tolerance"_a = 0.0, "dynamics"_a = true, "monitor"_a = true,
-           // A Python subclass's overrides live in its Python object: keep it alive with the simulation.
-           py::keep_alive<1, 4>())
+      .def(
+          py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, const std::string& solver, double dt,
+                      double ym, double pr, double rho, int iterations, int modes, int clusters, const py::object& leak,
+                      double leak_dt, const py::object& gravity, double tolerance, bool dynamics, bool monitor) {
+            SimulationOptions o;
+            o.solver = solver_kind(solver);
+            o.cd =
+                make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity, tolerance, X.rows());
+            o.dynamics = dynamics;
+            o.monitor = monitor;
+            if (!rig) throw std::invalid_argument("Simulation needs a rig");
+            std::shared_ptr<const Rig> r = rig;
+            py::gil_scoped_release release;
+            return new Simulation(X, T, r, o);
+          }),
+          "X"_a, "T"_a, "rig"_a, "solver"_a = "full", "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
+          "iterations"_a = 10, "modes"_a = 10, "clusters"_a = 20, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
+          "gravity"_a = py::none(), "tolerance"_a = 0.0, "dynamics"_a = true, "monitor"_a = true,
+          // A Python subclass's overrides live in its Python object: keep it alive with the simulation.
+          py::keep_alive<1, 4>())
       .def(
           "advance",
           [](Simulation& s, const VecRef& p_next) {
@@ -398,7 +403,8 @@ void bind_cd(py::module_& m) {
       .def_property_readonly("D", &Simulation::D)
       .def_property_readonly("rest_params", [](const Simulation& s) { return s.rig().rest_params(); })
       .def_property_readonly("memory_bytes", &Simulation::memory_bytes)
-      .def("__copy__", [](const Simulation& s) { return new Simulation(s); }, py::keep_alive<0, 1>())
+      .def(
+          "__copy__", [](const Simulation& s) { return new Simulation(s); }, py::keep_alive<0, 1>())
       .def(
           "__deepcopy__", [](const Simulation& s, const py::dict&) { return new Simulation(s); }, "memo"_a,
           py::keep_alive<0, 1>())

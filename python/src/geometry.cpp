@@ -34,21 +34,20 @@ void bind_geometry(py::module_& m) {
   m.def("volume", &volume, "V"_a, "F"_a,
         "Measure of every simplex (#F): edge lengths, unsigned triangle areas, signed tet volumes.");
 
-  m.def("massmatrix", py::overload_cast<const MatRef&, const IdxRef&, double>(&massmatrix), "X"_a, "T"_a,
-        "rho"_a = 1.0, "Lumped #V x #V diagonal mass, rho a scalar density.");
-  m.def("massmatrix_per_element", py::overload_cast<const MatRef&, const IdxRef&, const VecRef&>(&massmatrix),
-        "X"_a, "T"_a, "rho"_a, "Lumped #V x #V diagonal mass, rho one density per element (#T).");
+  m.def("massmatrix", py::overload_cast<const MatRef&, const IdxRef&, double>(&massmatrix), "X"_a, "T"_a, "rho"_a = 1.0,
+        "Lumped #V x #V diagonal mass, rho a scalar density.");
+  m.def("massmatrix_per_element", py::overload_cast<const MatRef&, const IdxRef&, const VecRef&>(&massmatrix), "X"_a,
+        "T"_a, "rho"_a, "Lumped #V x #V diagonal mass, rho one density per element (#T).");
   m.def("kron_identity", &kron_identity, "A"_a, "k"_a, "kron(A, I_k): lifts a per-vertex operator to DOFs.");
   m.def("sparse_diagonal", &sparse_diagonal, "d"_a, "Diagonal sparse matrix from a vector.");
 
   m.def("deformation_jacobian", &deformation_jacobian, "X"_a, "T"_a,
         "(dim^2 #T) x (dim #V) sparse G with G x = stacked row-major deformation gradients.");
-  m.def("dirichlet_laplacian",
-        py::overload_cast<const MatRef&, const IdxRef&, double, bool>(&dirichlet_laplacian), "X"_a, "T"_a,
-        "mu"_a = 1.0, "vector"_a = false, "P1 Dirichlet stiffness (PSD), scalar mu.");
+  m.def("dirichlet_laplacian", py::overload_cast<const MatRef&, const IdxRef&, double, bool>(&dirichlet_laplacian),
+        "X"_a, "T"_a, "mu"_a = 1.0, "vector"_a = false, "P1 Dirichlet stiffness (PSD), scalar mu.");
   m.def("dirichlet_laplacian_per_element",
-        py::overload_cast<const MatRef&, const IdxRef&, const VecRef&, bool>(&dirichlet_laplacian), "X"_a,
-        "T"_a, "mu"_a, "vector"_a = false, "P1 Dirichlet stiffness (PSD), mu per element (#T).");
+        py::overload_cast<const MatRef&, const IdxRef&, const VecRef&, bool>(&dirichlet_laplacian), "X"_a, "T"_a,
+        "mu"_a, "vector"_a = false, "P1 Dirichlet stiffness (PSD), mu per element (#T).");
   m.def("lbs_jacobian", &lbs_jacobian, "V"_a, "W"_a, "Sparse LBS Jacobian (#V d) x (#bones d (d+1)).");
 
   m.def(
@@ -60,13 +59,15 @@ void bind_geometry(py::module_& m) {
       "T"_a, "(F, J, K): boundary facets, their element, and their local index (opposite corner).");
   m.def("boundary_vertices", &boundary_vertices, "T"_a, "Sorted unique vertices of the boundary facets.");
 
-  m.def("triangulated_grid", [](int nx, int ny) { return mesh_tuple(triangulated_grid(nx, ny)); }, "nx"_a,
-        "ny"_a, "(V, F): libigl's triangulated_grid on [0,1]^2.");
-  m.def("tetrahedralized_grid",
-        [](int nx, int ny, int nz) { return mesh_tuple(tetrahedralized_grid(nx, ny, nz)); }, "nx"_a, "ny"_a,
-        "nz"_a, "(V, T): Kuhn-tetrahedralized box grid on [0,1]^3.");
-  m.def("beam", [](int width, int height, double thickness) { return mesh_tuple(beam(width, height, thickness)); },
-        "width"_a = 40, "height"_a = 5, "thickness"_a = 0.1, "(X, T): the seed tutorial's beam.");
+  m.def(
+      "triangulated_grid", [](int nx, int ny) { return mesh_tuple(triangulated_grid(nx, ny)); }, "nx"_a, "ny"_a,
+      "(V, F): libigl's triangulated_grid on [0,1]^2.");
+  m.def(
+      "tetrahedralized_grid", [](int nx, int ny, int nz) { return mesh_tuple(tetrahedralized_grid(nx, ny, nz)); },
+      "nx"_a, "ny"_a, "nz"_a, "(V, T): Kuhn-tetrahedralized box grid on [0,1]^3.");
+  m.def(
+      "beam", [](int width, int height, double thickness) { return mesh_tuple(beam(width, height, thickness)); },
+      "width"_a = 40, "height"_a = 5, "thickness"_a = 0.1, "(X, T): the seed tutorial's beam.");
 
   m.def(
       "normalize_and_center",

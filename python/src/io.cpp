@@ -28,44 +28,74 @@ std::string kind_name(HandleKind k) {
 
 void bind_io(py::module_& m) {
   // ---- meshes
-  m.def("read_obj", [](const std::string& p) { SurfaceMesh s = read_obj(p); return py::make_tuple(s.V, s.F); },
-        "path"_a, "Wavefront OBJ surface -> (V (n, 3), F (f, 3)); polygons fan-triangulated.");
-  m.def("read_obj_2d", [](const std::string& p) { Mesh s = read_obj_2d(p); return py::make_tuple(s.X, s.T); },
-        "path"_a, "Planar OBJ triangle mesh -> (X (n, 2), T (t, 3)).");
+  m.def(
+      "read_obj",
+      [](const std::string& p) {
+        SurfaceMesh s = read_obj(p);
+        return py::make_tuple(s.V, s.F);
+      },
+      "path"_a, "Wavefront OBJ surface -> (V (n, 3), F (f, 3)); polygons fan-triangulated.");
+  m.def(
+      "read_obj_2d",
+      [](const std::string& p) {
+        Mesh s = read_obj_2d(p);
+        return py::make_tuple(s.X, s.T);
+      },
+      "path"_a, "Planar OBJ triangle mesh -> (X (n, 2), T (t, 3)).");
   m.def("write_obj", &write_obj, "path"_a, "V"_a, "F"_a, "Writes an OBJ (atomically, exact round trip).");
-  m.def("read_off", [](const std::string& p) { SurfaceMesh s = read_off(p); return py::make_tuple(s.V, s.F); },
-        "path"_a, "OFF surface -> (V, F).");
-  m.def("read_mesh", [](const std::string& p) { MeditMesh s = read_mesh(p); return py::make_tuple(s.X, s.T, s.F); },
-        "path"_a, "Medit .mesh -> (X, T, F) (F: the file's triangles).");
+  m.def(
+      "read_off",
+      [](const std::string& p) {
+        SurfaceMesh s = read_off(p);
+        return py::make_tuple(s.V, s.F);
+      },
+      "path"_a, "OFF surface -> (V, F).");
+  m.def(
+      "read_mesh",
+      [](const std::string& p) {
+        MeditMesh s = read_mesh(p);
+        return py::make_tuple(s.X, s.T, s.F);
+      },
+      "path"_a, "Medit .mesh -> (X, T, F) (F: the file's triangles).");
   m.def(
       "write_mesh", [](const std::string& p, const MatRef& X, const IdxRef& T) { write_mesh(p, X, T); }, "path"_a,
       "X"_a, "T"_a, "Writes a Medit .mesh.");
-  m.def("read_msh",
-        [](const std::string& p) { MshMesh s = read_msh(p); return py::make_tuple(s.X, s.T, s.physical); },
-        "path"_a, "Gmsh .msh (2.2 / 4.1, ASCII / binary) -> (X, T, physical tags).");
-  m.def("read_tetgen",
-        [](const std::string& node, const std::string& ele) {
-          Mesh s = read_tetgen(node, ele);
-          return py::make_tuple(s.X, s.T);
-        },
-        "node_path"_a, "ele_path"_a, "TetGen .node / .ele -> (X, T).");
-  m.def("read_volume_mesh",
-        [](const std::string& p) { Mesh s = read_volume_mesh(p); return py::make_tuple(s.X, s.T); }, "path"_a,
-        "Any simulation mesh by extension (.obj 2D, .mesh, .msh, .node) -> (X, T).");
+  m.def(
+      "read_msh",
+      [](const std::string& p) {
+        MshMesh s = read_msh(p);
+        return py::make_tuple(s.X, s.T, s.physical);
+      },
+      "path"_a, "Gmsh .msh (2.2 / 4.1, ASCII / binary) -> (X, T, physical tags).");
+  m.def(
+      "read_tetgen",
+      [](const std::string& node, const std::string& ele) {
+        Mesh s = read_tetgen(node, ele);
+        return py::make_tuple(s.X, s.T);
+      },
+      "node_path"_a, "ele_path"_a, "TetGen .node / .ele -> (X, T).");
+  m.def(
+      "read_volume_mesh",
+      [](const std::string& p) {
+        Mesh s = read_volume_mesh(p);
+        return py::make_tuple(s.X, s.T);
+      },
+      "path"_a, "Any simulation mesh by extension (.obj 2D, .mesh, .msh, .node) -> (X, T).");
   // ---- rigs, weights, point caches
-  m.def("read_tgf",
-        [](const std::string& p) {
-          const TgfGraph g = read_tgf(p);
-          py::dict d;
-          d["C"] = g.C;
-          d["E"] = g.E;
-          d["BE"] = g.BE;
-          d["PE"] = g.PE;
-          d["CE"] = g.CE;
-          d["P"] = g.P;
-          return d;
-        },
-        "path"_a, "TGF handle graph -> dict(C, E, BE, PE, CE, P) (0-based).");
+  m.def(
+      "read_tgf",
+      [](const std::string& p) {
+        const TgfGraph g = read_tgf(p);
+        py::dict d;
+        d["C"] = g.C;
+        d["E"] = g.E;
+        d["BE"] = g.BE;
+        d["PE"] = g.PE;
+        d["CE"] = g.CE;
+        d["P"] = g.P;
+        return d;
+      },
+      "path"_a, "TGF handle graph -> dict(C, E, BE, PE, CE, P) (0-based).");
   m.def("read_dmat", &read_dmat, "path"_a, "libigl DMAT (ASCII or binary) -> matrix.");
   m.def(
       "write_dmat",
@@ -113,9 +143,8 @@ void bind_io(py::module_& m) {
           "to_file_units", [](const Scene& s, const MatRef& X) { return to_file_units(s, output_surface(s), X); },
           "X"_a, "Simulated positions (n, dim) -> the output surface in the scene file's units.")
       .def("__repr__", [](const Scene& s) {
-        return "Scene('" + s.name + "', " + std::to_string(s.dim) + "D, " + std::to_string(s.X.rows()) +
-               " vertices, " + std::to_string(s.handles) + " " + kind_name(s.kind) + ", " +
-               std::to_string(s.poses.size()) + " frames)";
+        return "Scene('" + s.name + "', " + std::to_string(s.dim) + "D, " + std::to_string(s.X.rows()) + " vertices, " +
+               std::to_string(s.handles) + " " + kind_name(s.kind) + ", " + std::to_string(s.poses.size()) + " frames)";
       });
   m.def(
       "read_scene",
@@ -143,8 +172,8 @@ void bind_io(py::module_& m) {
         py::gil_scoped_release release;
         return new Simulation(make_simulation(*scene, o));
       },
-      "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100,
-      "leak"_a = "diffusion", "gravity"_a = 0.0, "dynamics"_a = true,
+      "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100, "leak"_a = "diffusion",
+      "gravity"_a = 0.0, "dynamics"_a = true,
       "A ready Simulation of a scene with the CLI's settings on top of the scene's own (as fastcd run).");
 }
 

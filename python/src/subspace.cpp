@@ -28,8 +28,8 @@ void bind_subspace(py::module_& m) {
   m.def("orthonormalize_mass", py::overload_cast<const MatRef&, const SparseMatrix&, double, double>(&orthonormalize),
         "B"_a, "M"_a, "threshold"_a = 1e-16, "rank_rtol"_a = 1e-10, "M-orthonormal basis of span(B); M diagonal.");
 
-  m.def("project_into_subspace", py::overload_cast<const VecRef&, const MatRef&>(&project_into_subspace), "y"_a,
-        "B"_a, "z solving (B^T B) z = B^T y.");
+  m.def("project_into_subspace", py::overload_cast<const VecRef&, const MatRef&>(&project_into_subspace), "y"_a, "B"_a,
+        "z solving (B^T B) z = B^T y.");
   m.def("project_into_subspace_mass",
         py::overload_cast<const VecRef&, const MatRef&, const SparseMatrix&>(&project_into_subspace), "y"_a, "B"_a,
         "M"_a, "z solving (B^T M B) z = B^T M y, B dense.");
@@ -43,8 +43,8 @@ void bind_subspace(py::module_& m) {
         py::overload_cast<const MatRef&, const IdxRef&, const SparseMatrix&, double>(&lbs_weight_space_constraint),
         "V"_a, "T"_a, "C"_a, "rtol"_a = 1e-10, "r x #V orthonormal weight-space constraint of C u = 0, C sparse.");
   m.def("lbs_weight_space_constraint_dense",
-        py::overload_cast<const MatRef&, const IdxRef&, const MatRef&, double>(&lbs_weight_space_constraint),
-        "V"_a, "T"_a, "C"_a, "rtol"_a = 1e-10, "r x #V orthonormal weight-space constraint of C u = 0, C dense.");
+        py::overload_cast<const MatRef&, const IdxRef&, const MatRef&, double>(&lbs_weight_space_constraint), "V"_a,
+        "T"_a, "C"_a, "rtol"_a = 1e-10, "r x #V orthonormal weight-space constraint of C u = 0, C dense.");
 
   m.def(
       "skinning_eigenmodes",

@@ -37,7 +37,8 @@ TEST(FastCD, SimkitParityOnTheTutorialBeam) {
     sim.advance(metronome_pose(f.rig.p0, 2, i));
     const int step = i + 1;
     if (step == 10 || step == 40 || step == 120) {
-      const double err = test::relative_error(sim.positions(), test::reference_positions(ref, "positions_reduced", step));
+      const double err =
+          test::relative_error(sim.positions(), test::reference_positions(ref, "positions_reduced", step));
       EXPECT_LE(err, 1e-6) << "step " << step;
       RecordProperty("fast_rel_err_step_" + std::to_string(step), test::sci(err));
     }
@@ -104,10 +105,12 @@ TEST(FastCD, RejectsBadInput) {
   const auto& f = beam_fast();
   CDOptions o;
   o.clusters = 1000;
-  test::expect_throw_with<std::invalid_argument>([&] { fast_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, o); }, "1000 clusters");
+  test::expect_throw_with<std::invalid_argument>([&] { fast_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, o); },
+                                                 "1000 clusters");
   o = CDOptions();
   o.modes = 500;
-  test::expect_throw_with<std::invalid_argument>([&] { fast_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, o); }, "modes requested");
+  test::expect_throw_with<std::invalid_argument>([&] { fast_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, o); },
+                                                 "modes requested");
   const VectorXd z = VectorXd::Zero(59);
   test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(z, z, f.rig.p0, f.rig.p0, f.rig.p0); }, "need 60");
 }

@@ -36,7 +36,7 @@ TEST(FullCD, SimkitParityOnTheTutorialBeam) {
   }
   EXPECT_LE(max_rel, 1e-10);
   EXPECT_LE(sim.stats().max_residual, 1e-10);  // the simulation's own measure agrees
-  EXPECT_LE(max_violation, 1e-10);  // simkit: 1.2e-13
+  EXPECT_LE(max_violation, 1e-10);             // simkit: 1.2e-13
 }
 
 TEST(FullCD, IterationsNeverIncreaseTheStepEnergy) {
@@ -109,8 +109,8 @@ TEST(FullCD, RankDeficientRigIsReducedAndStillHolds) {
   const double Cn = MatrixXd(sys.constraint().C).norm();
   for (int i = 0; i < 15; ++i) {
     VectorXd p = p0;
-    p(9) = 0.4 * std::sin(0.3 * i);  // translate bone 0
-    p(35) = 0.1 * std::sin(0.5 * i); // and the surface bone
+    p(9) = 0.4 * std::sin(0.3 * i);   // translate bone 0
+    p(35) = 0.1 * std::sin(0.5 * i);  // and the surface bone
     sim.advance(p);
     ASSERT_TRUE(s.s.allFinite());
     if (s.s.norm() > 0) {
@@ -139,13 +139,17 @@ TEST(FullCD, RejectsBadInput) {
   const auto& f = beam_full();
   CDOptions bad;
   bad.dt = -1;
-  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, bad); }, "time step dt");
-  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, VectorXd::Zero(5)); }, "p0 has 5");
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, f.rig.p0, bad); },
+                                                 "time step dt");
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(f.b.X, f.b.T, f.rig.J, VectorXd::Zero(5)); },
+                                                 "p0 has 5");
   const VectorXd z = VectorXd::Zero(400);
-  test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(z, z, f.rig.p0, f.rig.p0, VectorXd::Zero(3)); }, "rig poses need 6");
+  test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(z, z, f.rig.p0, f.rig.p0, VectorXd::Zero(3)); },
+                                                 "rig poses need 6");
   VectorXd nan = z;
   nan(3) = std::nan("");
-  test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(nan, z, f.rig.p0, f.rig.p0, f.rig.p0); }, "non-finite");
+  test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(nan, z, f.rig.p0, f.rig.p0, f.rig.p0); },
+                                                 "non-finite");
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST(Gravity, SagsTheComplementaryPartAndKeepsTheConstraint) {
   // Wrong-sized gravity is rejected.
   CDOptions bad;
   bad.gravity = Eigen::Vector2d(0, -9.8);
-  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0, bad); }, "gravity needs 3");
+  test::expect_throw_with<std::invalid_argument>([&] { full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0, bad); },
+                                                 "gravity needs 3");
 }
 
 TEST(Gravity, EnergyStillDecreasesPerIteration) {

@@ -75,8 +75,9 @@ TEST(Divergence, NanAndExplodingEnergyAreCaughtWithTheStepAndAdvice) {
                                               "diverged at step 3: the complementary kinetic energy");
   test::expect_throw_with<std::runtime_error>([&] { m.check(4, rig_v, VectorXd::Constant(n, 50.0), small); },
                                               "a vertex moved 50 away from the rig");
-  test::expect_throw_with<std::runtime_error>([&] { m.check(5, rig_v, bad, small); },
-                                              "use a smaller time step (dt = 0.01 now) or a stiffer material (YM = 100000 now)");
+  test::expect_throw_with<std::runtime_error>(
+      [&] { m.check(5, rig_v, bad, small); },
+      "use a smaller time step (dt = 0.01 now) or a stiffer material (YM = 100000 now)");
 }
 
 }  // namespace

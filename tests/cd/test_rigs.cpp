@@ -160,7 +160,7 @@ TEST(Rigs, AnyRigApiEqualsTheParameterApiForLinearRigs) {
   const Mesh b = beam(20, 4);
   const SparseMatrix Mv = kron_identity(massmatrix(b.X, b.T, 1e3), 2);
   const LinearRig rig = affine_handle_rig(b.X, Mv);
-  Simulation a(b.X, b.T, rig.J, rig.p0);                                   // steps in parameters
+  Simulation a(b.X, b.T, rig.J, rig.p0);                                 // steps in parameters
   Simulation r(b.X, b.T, std::make_shared<const OpaqueLinearRig>(rig));  // steps in rig positions
   for (int i = 0; i < 15; ++i) {
     const VectorXd p = metronome_pose(rig.p0, 2, i, 0.5);
@@ -174,8 +174,8 @@ TEST(Rigs, AnyRigApiEqualsTheParameterApiForLinearRigs) {
 TEST(Rigs, SceneRigOptionsAreChecked) {
   SceneOptions o;
   o.rig = "wire";
-  test::expect_throw_with<std::runtime_error>(
-      [&] { load_scene(kData + "bird/bird_mouth_data/bird_mouth.json", o); }, "wire rig needs a 2D scene with point handles");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(kData + "bird/bird_mouth_data/bird_mouth.json", o); },
+                                              "wire rig needs a 2D scene with point handles");
   o.rig = "mvc";
   test::expect_throw_with<std::runtime_error>([&] { load_scene(kData + "daisy/daisy_data/daisy.json", o); },
                                               "needs a cage scene");

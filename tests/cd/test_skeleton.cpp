@@ -45,7 +45,9 @@ TEST(Skeleton, ForwardKinematics3DMatchesChainedRigidMotions) {
   const Eigen::Quaterniond q1(Eigen::AngleAxisd(-0.7, Eigen::Vector3d::UnitX()));
   const Eigen::Vector3d t0(0.1, 0.2, 0.3);
   const auto T = forward_kinematics_3d(C, BE, P, {q0, q1}, {t0, Eigen::Vector3d::Zero()});
-  auto apply = [](const MatrixXd& A, const Eigen::Vector3d& x) { return Eigen::Vector3d(A.leftCols(3) * x + A.col(3)); };
+  auto apply = [](const MatrixXd& A, const Eigen::Vector3d& x) {
+    return Eigen::Vector3d(A.leftCols(3) * x + A.col(3));
+  };
   // Root: rotation about joint 0 plus translation.
   const Eigen::Vector3d j1 = q0 * Eigen::Vector3d(0, 1, 0) + t0;
   EXPECT_LT((apply(T[0], {0, 1, 0}) - j1).norm(), 1e-14);

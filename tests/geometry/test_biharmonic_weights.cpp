@@ -28,8 +28,16 @@ INSTANTIATE_TEST_SUITE_P(Dim, BiharmonicWeights, ::testing::Values(2, 3));
 
 TEST(BiharmonicWeights, RejectsBadHandles) {
   const Mesh m = test::mesh2d();
-  test::expect_throw_with<std::invalid_argument>([&] { biharmonic_weights(m.X, m.T, {{0}, {0}}); }, "pinned by handles 0 and 1");
-  test::expect_throw_with<std::invalid_argument>([&] { biharmonic_weights(m.X, m.T, {{0}, {}}); }, "handle 1 pins no vertex");
+  test::expect_throw_with<std::invalid_argument>(
+      [&] {
+        biharmonic_weights(m.X, m.T, {{0}, {0}});
+      },
+      "pinned by handles 0 and 1");
+  test::expect_throw_with<std::invalid_argument>(
+      [&] {
+        biharmonic_weights(m.X, m.T, {{0}, {}});
+      },
+      "handle 1 pins no vertex");
   test::expect_throw_with<std::invalid_argument>([&] { biharmonic_weights(m.X, m.T, {{999}}); }, "vertex 999");
 }
 

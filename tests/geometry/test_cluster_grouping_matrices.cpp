@@ -26,9 +26,11 @@ TEST(ClusterGrouping, EmptyClusterGetsZeroRowAndBadLabelsThrow) {
   const ClusterGrouping g = cluster_grouping_matrices(l, m.X, m.T);
   EXPECT_EQ(g.mc(1), 0.0);
   EXPECT_EQ(SparseMatrix(g.Gm.row(1)).nonZeros(), 0);
-  test::expect_throw_with<std::invalid_argument>([&] { cluster_grouping_matrices(VectorXi::Zero(3), m.X, m.T); }, "l has 3 entries");
+  test::expect_throw_with<std::invalid_argument>([&] { cluster_grouping_matrices(VectorXi::Zero(3), m.X, m.T); },
+                                                 "l has 3 entries");
   l(0) = -1;
-  test::expect_throw_with<std::invalid_argument>([&] { cluster_grouping_matrices(l, m.X, m.T); }, "labels must be >= 0");
+  test::expect_throw_with<std::invalid_argument>([&] { cluster_grouping_matrices(l, m.X, m.T); },
+                                                 "labels must be >= 0");
 }
 
 }  // namespace

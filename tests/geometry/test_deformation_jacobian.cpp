@@ -44,8 +44,10 @@ TEST(DeformationJacobian, RejectsBadInput) {
   test::expect_throw_with<std::invalid_argument>([&] { deformation_jacobian(m.X, T); }, "T(3, 2) = -1");
   MatrixXd X4 = MatrixXd::Random(5, 4);
   MatrixXi T5 = MatrixXi::Zero(1, 5);
-  test::expect_throw_with<std::invalid_argument>([&] { deformation_jacobian(X4, T5); }, "dimension must be 2 or 3, got 4");
-  test::expect_throw_with<std::invalid_argument>([&] { deformation_jacobian(m.X, MatrixXi(m.T.leftCols(2))); }, "T must be #T x 3");
+  test::expect_throw_with<std::invalid_argument>([&] { deformation_jacobian(X4, T5); },
+                                                 "dimension must be 2 or 3, got 4");
+  test::expect_throw_with<std::invalid_argument>([&] { deformation_jacobian(m.X, MatrixXi(m.T.leftCols(2))); },
+                                                 "T must be #T x 3");
 }
 
 TEST(DeformationJacobian, BeamShape) {

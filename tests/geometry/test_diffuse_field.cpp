@@ -37,11 +37,15 @@ TEST(DiffuseField, RejectsBadSeeds) {
   const Mesh m = test::mesh2d();
   VectorXi bI(2);
   bI << 0, 0;
-  test::expect_throw_with<std::invalid_argument>([&] { diffuse_field(m.X, m.T, bI, MatrixXd::Ones(2, 1), 1.0); }, "listed twice");
+  test::expect_throw_with<std::invalid_argument>([&] { diffuse_field(m.X, m.T, bI, MatrixXd::Ones(2, 1), 1.0); },
+                                                 "listed twice");
   bI << 0, 99;
-  test::expect_throw_with<std::invalid_argument>([&] { diffuse_field(m.X, m.T, bI, MatrixXd::Ones(2, 1), 1.0); }, "bI[1] = 99");
-  test::expect_throw_with<std::invalid_argument>([&] { diffuse_field(m.X, m.T, VectorXi::Zero(1), MatrixXd::Ones(2, 1), 1.0); }, "phi must have one row per seed");
-  test::expect_throw_with<std::invalid_argument>([&] { diffuse_field(m.X, m.T, VectorXi::Zero(1), MatrixXd::Ones(1, 1), -1.0); }, "dt must be");
+  test::expect_throw_with<std::invalid_argument>([&] { diffuse_field(m.X, m.T, bI, MatrixXd::Ones(2, 1), 1.0); },
+                                                 "bI[1] = 99");
+  test::expect_throw_with<std::invalid_argument>(
+      [&] { diffuse_field(m.X, m.T, VectorXi::Zero(1), MatrixXd::Ones(2, 1), 1.0); }, "phi must have one row per seed");
+  test::expect_throw_with<std::invalid_argument>(
+      [&] { diffuse_field(m.X, m.T, VectorXi::Zero(1), MatrixXd::Ones(1, 1), -1.0); }, "dt must be");
 }
 
 }  // namespace

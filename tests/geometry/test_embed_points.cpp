@@ -44,7 +44,8 @@ TEST_P(EmbedPoints, OutsidePointsSnapToTheNearestElement) {
   double nearest_vertex = 1e300;
   for (Index v = 0; v < m.X.rows(); ++v) nearest_vertex = std::min(nearest_vertex, (m.X.row(v) - P.row(0)).norm());
   EXPECT_LE(emb.distance(0), nearest_vertex + 1e-12);
-  test::expect_throw_with<std::invalid_argument>([&] { embed_points(m.X, m.T, MatrixXd::Zero(2, d + 1)); }, "points must be");
+  test::expect_throw_with<std::invalid_argument>([&] { embed_points(m.X, m.T, MatrixXd::Zero(2, d + 1)); },
+                                                 "points must be");
 }
 
 INSTANTIATE_TEST_SUITE_P(Dim, EmbedPoints, ::testing::Values(2, 3));

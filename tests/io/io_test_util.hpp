@@ -20,9 +20,7 @@
 namespace fastcd::test {
 
 /// Path of a file under ../shared/data/.
-inline std::string shared_data(const std::string& rel) {
-  return std::string(FASTCD_SHARED_DIR) + "/data/" + rel;
-}
+inline std::string shared_data(const std::string& rel) { return std::string(FASTCD_SHARED_DIR) + "/data/" + rel; }
 
 /// Fixture with a fresh temporary folder (test::TempDir).
 using IoTempDir = TempDir;
@@ -31,8 +29,8 @@ using IoTempDir = TempDir;
 template <class A, class B>
 ::testing::AssertionResult same_matrix(const A& a, const B& b) {
   if (a.rows() != b.rows() || a.cols() != b.cols())
-    return ::testing::AssertionFailure() << "shapes differ: " << a.rows() << " x " << a.cols()
-                                         << " vs " << b.rows() << " x " << b.cols();
+    return ::testing::AssertionFailure() << "shapes differ: " << a.rows() << " x " << a.cols() << " vs " << b.rows()
+                                         << " x " << b.cols();
   for (Eigen::Index j = 0; j < a.cols(); ++j)
     for (Eigen::Index i = 0; i < a.rows(); ++i)
       if (!(a(i, j) == b(i, j)))

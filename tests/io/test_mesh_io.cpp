@@ -66,10 +66,9 @@ struct Obj2d {
 
 TEST_F(ObjIo, ReadsTheComplementaryDynamics2dMeshes) {
   // Counts from SOURCES.md (walrus: counted here, 1559 V / 2902 triangles).
-  const Obj2d cases[] = {
-      {"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj", 639, 1099, 177},
-      {"complementary-dynamics-2d/daisy/daisy_data/daisy.obj", 702, 1158, 244},
-      {"complementary-dynamics-2d/walrus/walrus_data/walrus.obj", 1559, 2902, 214}};
+  const Obj2d cases[] = {{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj", 639, 1099, 177},
+                         {"complementary-dynamics-2d/daisy/daisy_data/daisy.obj", 702, 1158, 244},
+                         {"complementary-dynamics-2d/walrus/walrus_data/walrus.obj", 1559, 2902, 214}};
   for (const Obj2d& c : cases) {
     SCOPED_TRACE(c.file);
     const Mesh m = read_obj_2d(shared_data(c.file));
@@ -157,8 +156,7 @@ TEST_F(ObjIo, RoundTripIsExact) {
   EXPECT_EQ(listing(), (std::set<std::string>{"a.obj"})) << "no temporary file left behind";
 
   // 2D: written with z = 0, read back by read_obj_2d bit for bit.
-  const Mesh bird =
-      read_obj_2d(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj"));
+  const Mesh bird = read_obj_2d(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj"));
   write_obj(path("bird.obj"), bird.X, bird.T);
   const Mesh b2 = read_obj_2d(path("bird.obj"));
   EXPECT_TRUE(same_matrix(b2.X, bird.X));
@@ -179,8 +177,7 @@ TEST_F(ObjIo, Read2dDropsAConstantZAndRejectsAVaryingOne) {
   ASSERT_EQ(m.X.cols(), 2);
   EXPECT_EQ(m.X(1, 0), 1.0);
   const std::string bad = put("z.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0.25\nf 1 2 3\n");
-  expect_throw_with<std::runtime_error>([&] { read_obj_2d(bad); },
-                                        "vertex 2 has z = 0.25 but vertex 0 has z = 0");
+  expect_throw_with<std::runtime_error>([&] { read_obj_2d(bad); }, "vertex 2 has z = 0.25 but vertex 0 has z = 0");
   const std::string nof = put("nof.obj", "v 0 0 0\n");
   expect_throw_with<std::runtime_error>([&] { read_obj_2d(nof); }, "no faces");
 }
@@ -195,22 +192,16 @@ TEST_F(ObjIo, MalformedInputGivesReadableErrors) {
   expect_throw_with<E>([&] { read_obj(put("c.obj", "# only a comment\n\n")); }, "no vertices");
   expect_throw_with<E>([&] { read_obj(put("nul.obj", tri + std::string("v 1\0 2 3\n", 10))); },
                        "line 4: contains a NUL byte");
-  expect_throw_with<E>([&] { read_obj(put("bin.obj", "\x89PNG\x01\x02\n")); },
-                       "line 1: unknown statement");
+  expect_throw_with<E>([&] { read_obj(put("bin.obj", "\x89PNG\x01\x02\n")); }, "line 1: unknown statement");
   expect_throw_with<E>([&] { read_obj(put("t.obj", "v 1 2\n")); }, "line 1: missing z coordinate");
-  expect_throw_with<E>([&] { read_obj(put("n.obj", "v 1 nan 3\n")); },
-                       "line 1: y coordinate is not finite ('nan')");
+  expect_throw_with<E>([&] { read_obj(put("n.obj", "v 1 nan 3\n")); }, "line 1: y coordinate is not finite ('nan')");
   expect_throw_with<E>([&] { read_obj(put("i.obj", "v 1 1e999 3\n")); }, "is not finite");
-  expect_throw_with<E>([&] { read_obj(put("x.obj", "v 1 2 abc\n")); },
-                       "line 1: expected z coordinate, got 'abc'");
+  expect_throw_with<E>([&] { read_obj(put("x.obj", "v 1 2 abc\n")); }, "line 1: expected z coordinate, got 'abc'");
   expect_throw_with<E>([&] { read_obj(put("r.obj", tri + "f 1 2 4\n")); },
                        "line 4: vertex index 4 is out of range: 3 vertices defined so far");
-  expect_throw_with<E>([&] { read_obj(put("z.obj", tri + "f 0 1 2\n")); },
-                       "line 4: vertex index 0 is invalid");
-  expect_throw_with<E>([&] { read_obj(put("neg.obj", tri + "f -4 1 2\n")); },
-                       "vertex index -4 is out of range");
-  expect_throw_with<E>([&] { read_obj(put("two.obj", tri + "f 1 2\n")); },
-                       "face has 2 corners; at least 3 are needed");
+  expect_throw_with<E>([&] { read_obj(put("z.obj", tri + "f 0 1 2\n")); }, "line 4: vertex index 0 is invalid");
+  expect_throw_with<E>([&] { read_obj(put("neg.obj", tri + "f -4 1 2\n")); }, "vertex index -4 is out of range");
+  expect_throw_with<E>([&] { read_obj(put("two.obj", tri + "f 1 2\n")); }, "face has 2 corners; at least 3 are needed");
   expect_throw_with<E>([&] { read_obj(put("vt.obj", tri + "vt 0 0\nf 1/2 2/1 3/1\n")); },
                        "texture coordinate index 2 is out of range");
   expect_throw_with<E>([&] { read_obj(put("vn.obj", tri + "f 1//1 2//1 3//1\n")); },
@@ -227,14 +218,12 @@ TEST_F(ObjIo, WriterRejectsBadArguments) {
   MatrixXi F(1, 3);
   F << 0, 1, 2;
   MatrixXd V4 = MatrixXd::Zero(3, 4);
-  expect_throw_with<E>([&] { write_obj(path("a.obj"), V4, F); },
-                       "write_obj: V must be #V x 2 or #V x 3");
+  expect_throw_with<E>([&] { write_obj(path("a.obj"), V4, F); }, "write_obj: V must be #V x 2 or #V x 3");
   V(1, 2) = std::nan("");
   expect_throw_with<E>([&] { write_obj(path("a.obj"), V, F); }, "V(1, 2) is not finite");
   V(1, 2) = 0;
   F(0, 2) = 3;
-  expect_throw_with<E>([&] { write_obj(path("a.obj"), V, F); },
-                       "F(0, 2) = 3 is out of range [0, 3)");
+  expect_throw_with<E>([&] { write_obj(path("a.obj"), V, F); }, "F(0, 2) = 3 is out of range [0, 3)");
   MatrixXi F2(1, 2);
   F2 << 0, 1;
   expect_throw_with<E>([&] { write_obj(path("a.obj"), V, F2); }, "k >= 3");
@@ -287,33 +276,26 @@ TEST_F(OffIo, MalformedInputGivesReadableErrors) {
   const std::string pts = "0 0 0\n1 0 0\n0 1 0\n";
   expect_throw_with<E>([&] { read_off(path("none.off")); }, "read_off: cannot open");
   expect_throw_with<E>([&] { read_off(put("e.off", "")); }, "file is empty");
-  expect_throw_with<E>([&] { read_off(put("h.off", "PLY\n")); },
-                       "line 1: expected the header 'OFF', got 'PLY'");
-  expect_throw_with<E>([&] { read_off(put("4.off", "4OFF\n1 0 0\n0 0 0 0\n")); },
-                       "only 3D OFF files are supported");
-  expect_throw_with<E>([&] { read_off(put("b.off", "OFF BINARY\n")); },
-                       "binary OFF is not supported");
+  expect_throw_with<E>([&] { read_off(put("h.off", "PLY\n")); }, "line 1: expected the header 'OFF', got 'PLY'");
+  expect_throw_with<E>([&] { read_off(put("4.off", "4OFF\n1 0 0\n0 0 0 0\n")); }, "only 3D OFF files are supported");
+  expect_throw_with<E>([&] { read_off(put("b.off", "OFF BINARY\n")); }, "binary OFF is not supported");
   expect_throw_with<E>([&] { read_off(put("nc.off", "OFF\n")); }, "missing the counts line");
-  expect_throw_with<E>([&] { read_off(put("neg.off", "OFF\n-3 1 0\n")); },
-                       "line 2: vertex count -3 is out of range");
+  expect_throw_with<E>([&] { read_off(put("neg.off", "OFF\n-3 1 0\n")); }, "line 2: vertex count -3 is out of range");
   expect_throw_with<E>([&] { read_off(put("huge.off", "OFF\n2000000000 1 0\n" + pts)); },
                        "line 2: declares 2000000000 vertices but only 18 bytes follow");
   expect_throw_with<E>([&] { read_off(put("few.off", "OFF\n4 1 0\n" + pts)); },
                        "unexpected end of file: expected 4 vertices, found 3");
   expect_throw_with<E>([&] { read_off(put("nf.off", "OFF\n3 2 0\n" + pts + "3 0 1 2\n")); },
                        "unexpected end of file: expected 2 faces, found 1");
-  expect_throw_with<E>(
-      [&] { read_off(put("more.off", "OFF\n3 1 0\n" + pts + "3 0 1 2\n3 0 1 2\n")); },
-      "line 7: unexpected content '3 0 1 2' after the 1 declared faces");
+  expect_throw_with<E>([&] { read_off(put("more.off", "OFF\n3 1 0\n" + pts + "3 0 1 2\n3 0 1 2\n")); },
+                       "line 7: unexpected content '3 0 1 2' after the 1 declared faces");
   expect_throw_with<E>([&] { read_off(put("idx.off", "OFF\n3 1 0\n" + pts + "3 0 1 3\n")); },
                        "line 6: vertex index 3 is out of range [0, 2]");
   expect_throw_with<E>([&] { read_off(put("ng.off", "OFF\n3 1 0\n" + pts + "3 0 -1 2\n")); },
                        "vertex index -1 is out of range");
-  expect_throw_with<E>([&] { read_off(put("k.off", "OFF\n3 1 0\n" + pts + "2 0 1\n")); },
-                       "face has 2 corners");
-  expect_throw_with<E>(
-      [&] { read_off(put("nan.off", "OFF\n3 1 0\n0 0 0\ninf 0 0\n0 1 0\n3 0 1 2\n")); },
-      "line 4: x coordinate is not finite ('inf')");
+  expect_throw_with<E>([&] { read_off(put("k.off", "OFF\n3 1 0\n" + pts + "2 0 1\n")); }, "face has 2 corners");
+  expect_throw_with<E>([&] { read_off(put("nan.off", "OFF\n3 1 0\n0 0 0\ninf 0 0\n0 1 0\n3 0 1 2\n")); },
+                       "line 4: x coordinate is not finite ('inf')");
   expect_throw_with<E>([&] { read_off(put("nul.off", std::string("OFF\n3 1 0\n\0\0\0", 14))); },
                        "line 3: contains a NUL byte");
 }
@@ -327,10 +309,9 @@ struct MeditCase {
 
 TEST_F(MeditIo, ReadsTheComplementaryDynamicsTetMeshes) {
   // elephant / frog: the Triangles block lists every tet face, (4 #T + #boundary) / 2.
-  const MeditCase cases[] = {
-      {"complementary-dynamics-cpp/sphere/sphere.mesh", 67, 181, 112, 112},
-      {"complementary-dynamics-cpp/frog/frog.mesh", 1749, 5389, 2630, 12093},
-      {"complementary-dynamics-cpp/elephant/elephant.mesh", 494, 1502, 790, 3399}};
+  const MeditCase cases[] = {{"complementary-dynamics-cpp/sphere/sphere.mesh", 67, 181, 112, 112},
+                             {"complementary-dynamics-cpp/frog/frog.mesh", 1749, 5389, 2630, 12093},
+                             {"complementary-dynamics-cpp/elephant/elephant.mesh", 494, 1502, 790, 3399}};
   for (const MeditCase& c : cases) {
     SCOPED_TRACE(c.file);
     const MeditMesh m = read_mesh(shared_data(c.file));
@@ -412,21 +393,16 @@ TEST_F(MeditIo, MalformedInputGivesReadableErrors) {
                        "line 4: declares 2000000000 vertices but only 8 bytes follow");
   expect_throw_with<E>([&] { read_mesh(put("nan.mesh", head + "Vertices\n1\n0 NaN 0 0\n")); },
                        "line 5: vertex coordinate is not finite ('NaN')");
-  expect_throw_with<E>(
-      [&] { read_mesh(put("i0.mesh", head + verts + "Tetrahedra\n1\n0 1 2 3 0\n")); },
-      "line 11: vertex index 0 is out of range [1, 4]");
-  expect_throw_with<E>(
-      [&] { read_mesh(put("i5.mesh", head + verts + "Tetrahedra\n1\n1 2 3 5 0\n")); },
-      "vertex index 5 is out of range [1, 4]");
-  expect_throw_with<E>(
-      [&] { read_mesh(put("ref.mesh", head + verts + "Tetrahedra\n1\n1 2 3 4\n")); },
-      "unexpected end of file: missing reference number");
-  expect_throw_with<E>(
-      [&] { read_mesh(put("kw.mesh", head + verts + "Tetrahedra\n1\n1 2 3 4 0\nFoo 3\n")); },
-      "line 12: unknown keyword 'Foo'");
-  expect_throw_with<E>(
-      [&] { read_mesh(put("surf.mesh", head + verts + "Triangles\n1\n1 2 3 0\n")); },
-      "no tetrahedra: a 3D surface mesh");
+  expect_throw_with<E>([&] { read_mesh(put("i0.mesh", head + verts + "Tetrahedra\n1\n0 1 2 3 0\n")); },
+                       "line 11: vertex index 0 is out of range [1, 4]");
+  expect_throw_with<E>([&] { read_mesh(put("i5.mesh", head + verts + "Tetrahedra\n1\n1 2 3 5 0\n")); },
+                       "vertex index 5 is out of range [1, 4]");
+  expect_throw_with<E>([&] { read_mesh(put("ref.mesh", head + verts + "Tetrahedra\n1\n1 2 3 4\n")); },
+                       "unexpected end of file: missing reference number");
+  expect_throw_with<E>([&] { read_mesh(put("kw.mesh", head + verts + "Tetrahedra\n1\n1 2 3 4 0\nFoo 3\n")); },
+                       "line 12: unknown keyword 'Foo'");
+  expect_throw_with<E>([&] { read_mesh(put("surf.mesh", head + verts + "Triangles\n1\n1 2 3 0\n")); },
+                       "no tetrahedra: a 3D surface mesh");
   expect_throw_with<E>([&] { read_mesh(put("tb.mesh", head + "Tetrahedra\n1\n1 2 3 4 0\n")); },
                        "'Tetrahedra' before 'Vertices'");
   expect_throw_with<E>(
@@ -445,11 +421,9 @@ TEST_F(MeditIo, MalformedInputGivesReadableErrors) {
 TEST_F(MeditIo, WriterRejectsBadArguments) {
   using E = std::invalid_argument;
   const Mesh g = test::mesh3d();
-  expect_throw_with<E>([&] { write_mesh(path("a.mesh"), g.X, g.T.leftCols(3)); },
-                       "write_mesh: T must be #T x 4");
+  expect_throw_with<E>([&] { write_mesh(path("a.mesh"), g.X, g.T.leftCols(3)); }, "write_mesh: T must be #T x 4");
   const Mesh m2 = test::mesh2d();
-  expect_throw_with<E>([&] { write_mesh(path("a.mesh"), m2.X, m2.T, m2.T); },
-                       "F must be empty for a 2D mesh");
+  expect_throw_with<E>([&] { write_mesh(path("a.mesh"), m2.X, m2.T, m2.T); }, "F must be empty for a 2D mesh");
   MatrixXi F(1, 3);
   F << 0, 1, 1000;
   expect_throw_with<E>([&] { write_mesh(path("a.mesh"), g.X, g.T, F); }, "F(0, 2) = 1000");
@@ -515,9 +489,8 @@ TEST_F(TetGenIo, MalformedInputGivesReadableErrors) {
   expect_throw_with<E>([&] { read_tetgen(path("no.node"), ele); }, "read_tetgen: cannot open");
   expect_throw_with<E>([&] { read_tetgen(node, path("no.ele")); }, "no.ele");
   expect_throw_with<E>([&] { read_tetgen(put("e.node", ""), ele); }, "file is empty");
-  expect_throw_with<E>(
-      [&] { read_tetgen(put("b2.node", "1 3 0 0\n2 0 0 0\n"), ele); },
-      "line 2: first node index (the file's base, 0 or 1) 2 is out of range [0, 1]");
+  expect_throw_with<E>([&] { read_tetgen(put("b2.node", "1 3 0 0\n2 0 0 0\n"), ele); },
+                       "line 2: first node index (the file's base, 0 or 1) 2 is out of range [0, 1]");
   expect_throw_with<E>([&] { read_tetgen(put("gap.node", "2 3 0 0\n0 0 0 0\n2 1 0 0\n"), ele); },
                        "line 3: node index is 2, expected 1");
   expect_throw_with<E>([&] { read_tetgen(put("d4.node", "1 4 0 0\n0 0 0 0 0\n"), ele); },
@@ -549,12 +522,9 @@ TEST_F(TetGenIo, MalformedInputGivesReadableErrors) {
 TEST_F(TetGenIo, WriterRejectsBadArguments) {
   using E = std::invalid_argument;
   const Mesh g = test::mesh3d();
-  expect_throw_with<E>([&] { write_tetgen(path("a.node"), path("a.ele"), g.X, g.T, 2); },
-                       "base must be 0 or 1");
-  expect_throw_with<E>([&] { write_tetgen(path("a.node"), path("a.node"), g.X, g.T); },
-                       "same file");
-  expect_throw_with<E>([&] { write_tetgen(path("a.node"), path("a.ele"), g.X, g.T.leftCols(3)); },
-                       "T must be #T x 4");
+  expect_throw_with<E>([&] { write_tetgen(path("a.node"), path("a.ele"), g.X, g.T, 2); }, "base must be 0 or 1");
+  expect_throw_with<E>([&] { write_tetgen(path("a.node"), path("a.node"), g.X, g.T); }, "same file");
+  expect_throw_with<E>([&] { write_tetgen(path("a.node"), path("a.ele"), g.X, g.T.leftCols(3)); }, "T must be #T x 4");
   EXPECT_TRUE(listing().empty());
 }
 

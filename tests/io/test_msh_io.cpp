@@ -104,8 +104,7 @@ TEST_F(GmshIo, ReadsThePolyfemTetMeshes) {
   EXPECT_GT(volume(sph.X, sph.T).sum(), 0.95 * ball);
   for (const MshMesh* m : {&bar, &sph}) {
     const BoundaryFacets bf = boundary_facets(m->T);
-    EXPECT_EQ(test::count_used(bf.F) - test::count_edges(bf.F) + bf.F.rows(), 2)
-        << "closed, genus 0";
+    EXPECT_EQ(test::count_used(bf.F) - test::count_edges(bf.F) + bf.F.rows(), 2) << "closed, genus 0";
   }
 }
 
@@ -114,8 +113,8 @@ TEST_F(GmshIo, ReadsTheBinary22KangaroosAs2dMeshes) {
     const char* file;
     Index v, t;
   };
-  for (const Case& c : {Case{"polyfem-data/2d/kangaroo_coarse.msh", 227, 276},
-                        Case{"polyfem-data/2d/kangaroo_medium.msh", 515, 813}}) {
+  for (const Case& c :
+       {Case{"polyfem-data/2d/kangaroo_coarse.msh", 227, 276}, Case{"polyfem-data/2d/kangaroo_medium.msh", 515, 813}}) {
     SCOPED_TRACE(c.file);
     const MshMesh m = read_msh(shared_data(c.file));
     EXPECT_EQ(m.X.rows(), c.v);
@@ -134,13 +133,10 @@ TEST_F(GmshIo, ReadsTheBinary22KangaroosAs2dMeshes) {
 TEST_F(GmshIo, RoundTripIsExactInEveryFormat) {
   const Mesh g3 = test::mesh3d();
   const Mesh g2 = test::mesh2d();
-  for (MshFormat f :
-       {MshFormat::V22Ascii, MshFormat::V22Binary, MshFormat::V41Ascii, MshFormat::V41Binary})
+  for (MshFormat f : {MshFormat::V22Ascii, MshFormat::V22Binary, MshFormat::V41Ascii, MshFormat::V41Binary})
     for (const Mesh* g : {&g3, &g2}) {
       SCOPED_TRACE(static_cast<int>(f));
-      MatrixXd X =
-          g->X +
-          1e-9 * test::awkward_values(g->X.rows(), g->X.cols(), 11).cwiseMin(1.0).cwiseMax(-1.0);
+      MatrixXd X = g->X + 1e-9 * test::awkward_values(g->X.rows(), g->X.cols(), 11).cwiseMin(1.0).cwiseMax(-1.0);
       VectorXi phys(g->T.rows());
       for (Index e = 0; e < phys.size(); ++e) phys(e) = e < 5 ? 7 : (e < 9 ? 0 : 3);
       write_msh(path("a.msh"), X, g->T, f, phys);
@@ -201,11 +197,10 @@ TEST_F(GmshIo, Reads41WithSparseTagsEntitiesMixedElementsAndSkippedSections) {
 }
 
 TEST_F(GmshIo, Reads22AsciiTrianglesAs2dAndKeepsTetsIn3d) {
-  const std::string tri =
-      put("tri.msh",
-          "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n"
-          "1 0 0 3\n2 1 0 3\n3 0 1 3\n4 1 1 3\n$EndNodes\n"
-          "$Elements\n3\n1 15 2 0 1 1\n2 2 2 4 1 1 2 3\n3 2 0 2 4 3\n$EndElements\n");
+  const std::string tri = put("tri.msh",
+                              "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n"
+                              "1 0 0 3\n2 1 0 3\n3 0 1 3\n4 1 1 3\n$EndNodes\n"
+                              "$Elements\n3\n1 15 2 0 1 1\n2 2 2 4 1 1 2 3\n3 2 0 2 4 3\n$EndElements\n");
   const MshMesh m = read_msh(tri);
   ASSERT_EQ(m.X.cols(), 2) << "constant z = 3 dropped";
   EXPECT_TRUE(same_matrix(m.T, (MatrixXi(2, 3) << 0, 1, 2, 1, 3, 2).finished()));
@@ -236,119 +231,87 @@ TEST_F(GmshIo, MalformedInputGivesReadableErrors) {
   expect_throw_with<E>([&] { read_msh(put("ds.msh", "$MeshFormat\n2.2 0 4\n$EndMeshFormat\n")); },
                        "data-size '4' is not supported");
   expect_throw_with<E>(
-      [&] {
-        read_msh(put("be.msh",
-                     "$MeshFormat\n2.2 1 8\n" + std::string("\0\0\0\1", 4) + "\n$EndMeshFormat\n"));
-      },
+      [&] { read_msh(put("be.msh", "$MeshFormat\n2.2 1 8\n" + std::string("\0\0\0\1", 4) + "\n$EndMeshFormat\n")); },
       "byte 20: big-endian binary .msh files are not supported");
   expect_throw_with<E>([&] { read_msh(put("ne.msh", fmt22 + nodes4)); }, "no $Elements section");
   expect_throw_with<E>([&] { read_msh(put("nn.msh", fmt22)); }, "no $Nodes section");
+  expect_throw_with<E>([&] { read_msh(put("h.msh", fmt22 + "$Nodes\n2000000000\n1 0 0 0\n$EndNodes\n")); },
+                       "line 5: declares 2000000000 nodes but only");
   expect_throw_with<E>(
-      [&] { read_msh(put("h.msh", fmt22 + "$Nodes\n2000000000\n1 0 0 0\n$EndNodes\n")); },
-      "line 5: declares 2000000000 nodes but only");
-  expect_throw_with<E>(
-      [&] {
-        read_msh(
-            put("cnt.msh", fmt22 + "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"));
-      },
+      [&] { read_msh(put("cnt.msh", fmt22 + "$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n")); },
       "line 9: expected '$EndNodes', got '4 0 0 1' (wrong counts or garbage in $Nodes)");
   expect_throw_with<E>([&] { read_msh(put("tr.msh", fmt22 + "$Nodes\n3\n1 0 0 0\n2 1 0 0\n")); },
                        "line 7: unexpected end of file: missing node tag");
   expect_throw_with<E>([&] { read_msh(put("tr4.msh", fmt22 + "$Nodes\n4\n1 0 0 0\n2 1 0 0\n")); },
                        "line 5: declares 4 nodes but only 17 bytes follow");
-  expect_throw_with<E>(
-      [&] { read_msh(put("nan.msh", fmt22 + "$Nodes\n1\n1 0 nan 0\n$EndNodes\n")); },
-      "line 6: node coordinate is not finite ('nan')");
-  expect_throw_with<E>(
-      [&] { read_msh(put("dup.msh", fmt22 + "$Nodes\n2\n1 0 0 0\n1 1 0 0\n$EndNodes\n")); },
-      "node tag 1 is defined twice");
+  expect_throw_with<E>([&] { read_msh(put("nan.msh", fmt22 + "$Nodes\n1\n1 0 nan 0\n$EndNodes\n")); },
+                       "line 6: node coordinate is not finite ('nan')");
+  expect_throw_with<E>([&] { read_msh(put("dup.msh", fmt22 + "$Nodes\n2\n1 0 0 0\n1 1 0 0\n$EndNodes\n")); },
+                       "node tag 1 is defined twice");
   expect_throw_with<E>([&] { read_msh(put("t0.msh", fmt22 + "$Nodes\n1\n0 0 0 0\n$EndNodes\n")); },
                        "node tag 0 is out of range");
   expect_throw_with<E>(
-      [&] {
-        read_msh(put("und.msh", fmt22 + nodes4 + "$Elements\n1\n1 4 0 1 2 3 9\n$EndElements\n"));
-      },
+      [&] { read_msh(put("und.msh", fmt22 + nodes4 + "$Elements\n1\n1 4 0 1 2 3 9\n$EndElements\n")); },
       "line 13: element 1 references node tag 9, which is not defined in $Nodes");
   expect_throw_with<E>(
-      [&] {
-        read_msh(put("neg.msh", fmt22 + nodes4 + "$Elements\n1\n1 4 0 1 2 3 -4\n$EndElements\n"));
-      },
+      [&] { read_msh(put("neg.msh", fmt22 + nodes4 + "$Elements\n1\n1 4 0 1 2 3 -4\n$EndElements\n")); },
       "node tag -4 in element 1 is invalid");
-  expect_throw_with<E>(
-      [&] {
-        read_msh(put("len.msh", fmt22 + nodes4 + "$Elements\n1\n1 4 0 1 2 3\n$EndElements\n"));
-      },
-      "element 1 of type 4 has 6 values; 0 tags and 4 nodes need 7");
-  expect_throw_with<E>(
-      [&] {
-        read_msh(put("lines.msh", fmt22 + nodes4 + "$Elements\n1\n1 1 0 1 2\n$EndElements\n"));
-      },
-      "no triangles (type 2) or tetrahedra (type 4); element types found: 1");
-  expect_throw_with<E>(
-      [&] {
-        read_msh(put("surf.msh", fmt22 + nodes4 + "$Elements\n1\n1 2 0 1 2 4\n$EndElements\n"));
-      },
-      "has triangles but no tetrahedra, and its nodes are not planar (node 3 has z = 1");
-  expect_throw_with<E>([&] { read_msh(put("sec.msh", fmt22 + "$Foo\n1\n")); },
-                       "section $Foo has no '$EndFoo'");
+  expect_throw_with<E>([&] { read_msh(put("len.msh", fmt22 + nodes4 + "$Elements\n1\n1 4 0 1 2 3\n$EndElements\n")); },
+                       "element 1 of type 4 has 6 values; 0 tags and 4 nodes need 7");
+  expect_throw_with<E>([&] { read_msh(put("lines.msh", fmt22 + nodes4 + "$Elements\n1\n1 1 0 1 2\n$EndElements\n")); },
+                       "no triangles (type 2) or tetrahedra (type 4); element types found: 1");
+  expect_throw_with<E>([&] { read_msh(put("surf.msh", fmt22 + nodes4 + "$Elements\n1\n1 2 0 1 2 4\n$EndElements\n")); },
+                       "has triangles but no tetrahedra, and its nodes are not planar (node 3 has z = 1");
+  expect_throw_with<E>([&] { read_msh(put("sec.msh", fmt22 + "$Foo\n1\n")); }, "section $Foo has no '$EndFoo'");
   expect_throw_with<E>([&] { read_msh(put("ee.msh", fmt22 + "$Elements\n0\n$EndElements\n")); },
                        "$Elements before $Nodes");
 
   // Binary 2.2: truncated node block, garbage element type.
   const std::string fmt22b = "$MeshFormat\n2.2 1 8\n" + i32(1) + "\n$EndMeshFormat\n";
   std::string node1 = i32(1) + f64(0) + f64(0) + f64(0);
-  expect_throw_with<E>(
-      [&] { read_msh(put("bt.msh", fmt22b + "$Nodes\n2\n" + node1 + "\n$EndNodes\n")); },
-      "truncated file: 2 binary nodes needs 56 bytes but only");
+  expect_throw_with<E>([&] { read_msh(put("bt.msh", fmt22b + "$Nodes\n2\n" + node1 + "\n$EndNodes\n")); },
+                       "truncated file: 2 binary nodes needs 56 bytes but only");
   std::string nodes4b = "$Nodes\n4\n";
   for (int i = 1; i <= 4; ++i) nodes4b += i32(i) + f64(i == 2) + f64(i == 3) + f64(i == 4);
   nodes4b += "\n$EndNodes\n";
   expect_throw_with<E>(
       [&] {
-        read_msh(put("bg.msh", fmt22b + nodes4b + "$Elements\n1\n" + i32(77777) + i32(1) + i32(0) +
-                                   "\n$EndElements\n"));
+        read_msh(
+            put("bg.msh", fmt22b + nodes4b + "$Elements\n1\n" + i32(77777) + i32(1) + i32(0) + "\n$EndElements\n"));
       },
       "element type 77777 is unknown (binary garbage?)");
   expect_throw_with<E>(
       [&] {
-        read_msh(put("bn.msh", fmt22b + "$Nodes\n1\n" + i32(1) + f64(0) + f64(std::nan("")) +
-                                   f64(0) + "\n$EndNodes\n"));
+        read_msh(
+            put("bn.msh", fmt22b + "$Nodes\n1\n" + i32(1) + f64(0) + f64(std::nan("")) + f64(0) + "\n$EndNodes\n"));
       },
       "byte 61: node coordinate is not finite");
   expect_throw_with<E>(
       [&] {
-        read_msh(put("bf.msh", fmt22b + nodes4b + "$Elements\n2\n" + i32(4) + i32(1) + i32(0) +
-                                   i32(1) + i32(1) + i32(2) + i32(3) + i32(4) +
-                                   "\n$EndElements\n"));
+        read_msh(put("bf.msh", fmt22b + nodes4b + "$Elements\n2\n" + i32(4) + i32(1) + i32(0) + i32(1) + i32(1) +
+                                   i32(2) + i32(3) + i32(4) + "\n$EndElements\n"));
       },
       "element type 1850024970 is unknown (binary garbage?)");
 
   // 4.1: block counts that disagree with the header, huge binary counts.
   const std::string fmt41 = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n";
   expect_throw_with<E>(
-      [&] {
-        read_msh(
-            put("bc.msh", fmt41 + "$Nodes\n1 3 1 3\n3 1 0 4\n1\n2\n0 0 0\n1 0 0\n$EndNodes\n"));
-      },
+      [&] { read_msh(put("bc.msh", fmt41 + "$Nodes\n1 3 1 3\n3 1 0 4\n1\n2\n0 0 0\n1 0 0\n$EndNodes\n")); },
       "nodes in block 4 is out of range [0, 3]");
   expect_throw_with<E>(
-      [&] {
-        read_msh(
-            put("bd.msh", fmt41 + "$Nodes\n1 3 1 2\n3 1 0 2\n1\n2\n0 0 0\n1 0 0\n$EndNodes\n"));
-      },
+      [&] { read_msh(put("bd.msh", fmt41 + "$Nodes\n1 3 1 2\n3 1 0 2\n1\n2\n0 0 0\n1 0 0\n$EndNodes\n")); },
       "the node blocks hold 2 nodes but the header declares 3");
   const std::string fmt41b = "$MeshFormat\n4.1 1 8\n" + i32(1) + "\n$EndMeshFormat\n";
   expect_throw_with<E>(
       [&] {
-        read_msh(put("bh.msh", fmt41b + "$Nodes\n" + u64(1) + u64(1000000000) + u64(1) +
-                                   u64(1000000000) + "\n$EndNodes\n"));
+        read_msh(
+            put("bh.msh", fmt41b + "$Nodes\n" + u64(1) + u64(1000000000) + u64(1) + u64(1000000000) + "\n$EndNodes\n"));
       },
       "declares 1000000000 nodes but only");
   expect_throw_with<E>(
       [&] {
-        read_msh(put("bx.msh", fmt41b + "$Nodes\n" + u64(1) + u64(1) + u64(1) + u64(1) + i32(3) +
-                                   i32(1) + i32(0) + u64(1) + u64(1) + f64(0) + f64(INFINITY) +
-                                   f64(0) + "\n$EndNodes\n"));
+        read_msh(put("bx.msh", fmt41b + "$Nodes\n" + u64(1) + u64(1) + u64(1) + u64(1) + i32(3) + i32(1) + i32(0) +
+                                   u64(1) + u64(1) + f64(0) + f64(INFINITY) + f64(0) + "\n$EndNodes\n"));
       },
       "node coordinate is not finite (inf)");
 }
@@ -356,9 +319,8 @@ TEST_F(GmshIo, MalformedInputGivesReadableErrors) {
 TEST_F(GmshIo, WriterRejectsBadArguments) {
   using E = std::invalid_argument;
   const Mesh g = test::mesh3d();
-  expect_throw_with<E>(
-      [&] { write_msh(path("a.msh"), g.X, g.T, MshFormat::V41Ascii, VectorXi::Zero(3)); },
-      "write_msh: physical must be empty or have #T");
+  expect_throw_with<E>([&] { write_msh(path("a.msh"), g.X, g.T, MshFormat::V41Ascii, VectorXi::Zero(3)); },
+                       "write_msh: physical must be empty or have #T");
   VectorXi phys = VectorXi::Zero(g.T.rows());
   phys(2) = -1;
   expect_throw_with<E>([&] { write_msh(path("a.msh"), g.X, g.T, MshFormat::V22Ascii, phys); },

@@ -117,8 +117,7 @@ TEST_F(NpyTest, ScalarAndEmptyShapes) {
 }
 
 TEST_F(NpyTest, NullDataWithElementsIsInvalid) {
-  EXPECT_THROW(write_npy(path("n.npy"), static_cast<const double*>(nullptr), {2}),
-               std::invalid_argument);
+  EXPECT_THROW(write_npy(path("n.npy"), static_cast<const double*>(nullptr), {2}), std::invalid_argument);
   EXPECT_TRUE(listing().empty());
 }
 
@@ -165,8 +164,8 @@ TEST_F(NpyTest, ReadsBigEndianAndFortranOrder) {
 }
 
 TEST_F(NpyTest, BadMagicThrows) {
-  write_raw(path("m.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
-            std::string(8, '\0'), "\x93NUMPX");
+  write_raw(path("m.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0'),
+            "\x93NUMPX");
   const std::string msg = error_of([&] { read_npy(path("m.npy")); });
   EXPECT_NE(msg.find("magic"), std::string::npos) << msg;
   EXPECT_NE(msg.find(path("m.npy")), std::string::npos) << msg;
@@ -179,8 +178,8 @@ TEST_F(NpyTest, NotAnNpyFileThrows) {
 }
 
 TEST_F(NpyTest, BadVersionThrows) {
-  write_raw(path("v.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
-            std::string(8, '\0'), std::string("\x93NUMPY", 6), 9);
+  write_raw(path("v.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0'),
+            std::string("\x93NUMPY", 6), 9);
   EXPECT_NE(error_of([&] { read_npy(path("v.npy")); }).find("version"), std::string::npos);
 }
 
@@ -194,8 +193,7 @@ TEST_F(NpyTest, TruncatedDataThrows) {
 }
 
 TEST_F(NpyTest, TrailingBytesThrow) {
-  write_raw(path("x.npy"), "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }",
-            std::string(12, '\0'));
+  write_raw(path("x.npy"), "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", std::string(12, '\0'));
   EXPECT_THROW(read_npy(path("x.npy")), std::runtime_error);
 }
 
@@ -203,11 +201,9 @@ TEST_F(NpyTest, GiganticShapeThrowsWithoutAllocating) {
   // Would need ~8 EB (and overflows size_t in the second case) if believed.
   write_raw(path("g1.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000000000,), }",
             std::string(16, '\0'));
-  write_raw(path("g2.npy"),
-            "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }",
+  write_raw(path("g2.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }",
             std::string(16, '\0'));
-  write_raw(path("g3.npy"),
-            "{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999999999999999999,), }",
+  write_raw(path("g3.npy"), "{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999999999999999999,), }",
             std::string(16, '\0'));
   for (const char* name : {"g1.npy", "g2.npy", "g3.npy"}) {
     const std::string msg = error_of([&] { read_npy(path(name)); });
@@ -218,13 +214,13 @@ TEST_F(NpyTest, GiganticShapeThrowsWithoutAllocating) {
 
 TEST_F(NpyTest, MalformedHeadersThrow) {
   const std::vector<std::string> dicts = {
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",   // unsupported dtype
-      "{'descr': '<f8', 'shape': (1,), }",                          // missing key
-      "{'descr': '<f8', 'fortran_order': Maybe, 'shape': (1,), }",   // bad bool
-      "{'descr': '<f8', 'fortran_order': False, 'shape': (-1,), }",  // negative dim
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",        // unsupported dtype
+      "{'descr': '<f8', 'shape': (1,), }",                                // missing key
+      "{'descr': '<f8', 'fortran_order': Maybe, 'shape': (1,), }",        // bad bool
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (-1,), }",       // negative dim
       "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'x': 1}",  // extra key
-      "{'descr': '<f8', 'fortran_order': False, 'shape': (1,)",     // unterminated
-      "['descr', '<f8']",                                           // not a dict
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (1,)",           // unterminated
+      "['descr', '<f8']",                                                 // not a dict
   };
   for (std::size_t i = 0; i < dicts.size(); ++i) {
     std::string name = "h";

@@ -36,8 +36,7 @@ class Pc2Io : public test::IoTempDir {
   }
   static std::string header(std::int32_t np, std::int32_t ns, float start = 0, float rate = 1,
                             std::int32_t version = 1) {
-    return std::string("POINTCACHE2\0", 12) + i32(version) + i32(np) + f32(start) + f32(rate) +
-           i32(ns);
+    return std::string("POINTCACHE2\0", 12) + i32(version) + i32(np) + f32(start) + f32(rate) + i32(ns);
   }
   // Frames whose values are exactly representable as float32.
   static std::vector<MatrixXd> float_frames(int samples, int points, int dim, unsigned seed) {
@@ -90,8 +89,7 @@ TEST_F(Pc2Io, RoundTripIsBitExact) {
   EXPECT_EQ(p2.frames[0](0, 0), static_cast<double>(0.1f));
 
   // Real data: the sphere's tet vertices as a two-frame cache.
-  const MeditMesh s =
-      read_mesh(test::shared_data("complementary-dynamics-cpp/sphere/sphere.mesh"));
+  const MeditMesh s = read_mesh(test::shared_data("complementary-dynamics-cpp/sphere/sphere.mesh"));
   const MatrixXd Xf = s.X.cast<float>().cast<double>();
   write_pc2(path("s.pc2"), {Xf, MatrixXd(2.0 * Xf)});
   const PointCache ps = read_pc2(path("s.pc2"));
@@ -115,14 +113,11 @@ TEST_F(Pc2Io, MalformedInputGivesReadableErrors) {
                        "truncated header: 20 bytes, a PC2 header has 32");
   expect_throw_with<E>([&] { read_pc2(put("v.pc2", header(1, 1, 0, 1, 2) + pt)); },
                        "byte 12: version 2 is not supported");
-  expect_throw_with<E>([&] { read_pc2(put("np.pc2", header(-1, 1))); },
-                       "byte 16: negative point count -1");
-  expect_throw_with<E>([&] { read_pc2(put("ns.pc2", header(1, -5))); },
-                       "byte 28: negative sample count -5");
+  expect_throw_with<E>([&] { read_pc2(put("np.pc2", header(-1, 1))); }, "byte 16: negative point count -1");
+  expect_throw_with<E>([&] { read_pc2(put("ns.pc2", header(1, -5))); }, "byte 28: negative sample count -5");
   expect_throw_with<E>([&] { read_pc2(put("r.pc2", header(1, 1, 0, 0) + pt)); },
                        "byte 24: sample rate 0.000000 is not a positive number");
-  expect_throw_with<E>([&] { read_pc2(put("sf.pc2", header(1, 1, NAN) + pt)); },
-                       "byte 20: start frame is not finite");
+  expect_throw_with<E>([&] { read_pc2(put("sf.pc2", header(1, 1, NAN) + pt)); }, "byte 20: start frame is not finite");
   expect_throw_with<E>([&] { read_pc2(put("t.pc2", header(2, 1) + pt)); },
                        "file has 44 bytes but its header (2 points x 1 samples) needs exactly 56 "
                        "(truncated file or corrupt counts)");
@@ -131,9 +126,8 @@ TEST_F(Pc2Io, MalformedInputGivesReadableErrors) {
   // Huge declared counts: rejected by the size check, nothing allocated.
   expect_throw_with<E>([&] { read_pc2(put("h.pc2", header(2147483647, 2147483647) + pt)); },
                        "needs exactly 55340232169589047340");
-  expect_throw_with<E>(
-      [&] { read_pc2(put("nan.pc2", header(2, 1) + pt + f32(0) + f32(INFINITY) + f32(0))); },
-      "byte 48: sample 0, point 1, coordinate 1 is not finite");
+  expect_throw_with<E>([&] { read_pc2(put("nan.pc2", header(2, 1) + pt + f32(0) + f32(INFINITY) + f32(0))); },
+                       "byte 48: sample 0, point 1, coordinate 1 is not finite");
 }
 
 TEST_F(Pc2Io, WriterRejectsBadArguments) {

@@ -45,8 +45,7 @@ VectorXi range(int n) {
 
 TEST_F(TgfIo, ReadsTheComplementaryDynamicsRigs) {
   // bird: 4 joints, bones 1-2, 1-3, 1-4 (flags "1 0 0 0"), no point handle.
-  const TgfGraph bird =
-      read_tgf(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.tgf"));
+  const TgfGraph bird = read_tgf(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.tgf"));
   EXPECT_EQ(bird.C.rows(), 4);
   EXPECT_EQ(bird.C.cols(), 3);
   EXPECT_EQ(bird.C(0, 0), 238.01512786);
@@ -84,8 +83,7 @@ TEST_F(TgfIo, ReadsTheComplementaryDynamicsRigs) {
 
   // walrus cage: 9 vertices, 9 unflagged edges closing a polygon. As in libigl, unflagged
   // edges are not bones, so all 9 vertices are point handles.
-  const TgfGraph cage =
-      read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
+  const TgfGraph cage = read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
   EXPECT_EQ(cage.C.rows(), 9);
   ASSERT_EQ(cage.E.rows(), 9);
   for (Index e = 0; e < 9; ++e) {
@@ -105,8 +103,7 @@ TEST_F(TgfIo, RoundTripIsExact) {
   EXPECT_TRUE(same_matrix(r.BE, el.BE));
   EXPECT_TRUE(same_matrix(r.P, el.P));
 
-  const TgfGraph cage =
-      read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
+  const TgfGraph cage = read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
   write_tgf(path("c.tgf"), cage.C, cage.E, TgfEdges::Plain);
   const TgfGraph rc = read_tgf(path("c.tgf"));
   EXPECT_TRUE(same_matrix(rc.E, cage.E));
@@ -124,8 +121,7 @@ TEST_F(TgfIo, RoundTripIsExact) {
 }
 
 TEST_F(TgfIo, ReadsPseudoAndCageFlags) {
-  const TgfGraph g =
-      read_tgf(put("f.tgf", "1 0 0 0\n2 1 0 0\n3 2 0 0\n#\n1 2 0 1 0\n2 3 0 0 1\n\n#\nignored\n"));
+  const TgfGraph g = read_tgf(put("f.tgf", "1 0 0 0\n2 1 0 0\n3 2 0 0\n#\n1 2 0 1 0\n2 3 0 0 1\n\n#\nignored\n"));
   EXPECT_TRUE(same_matrix(g.PE, edges({{0, 1}})));
   EXPECT_TRUE(same_matrix(g.CE, edges({{1, 2}})));
   EXPECT_EQ(g.BE.rows(), 0);
@@ -140,21 +136,17 @@ TEST_F(TgfIo, MalformedInputGivesReadableErrors) {
   expect_throw_with<E>([&] { read_tgf(put("h.tgf", "#\n#\n")); }, "no vertices");
   expect_throw_with<E>([&] { read_tgf(put("nul.tgf", std::string("1 0 0 0\n\0\0", 10))); },
                        "line 2: contains a NUL byte");
-  expect_throw_with<E>([&] { read_tgf(put("o.tgf", "1 0 0 0\n3 1 0 0\n")); },
-                       "line 2: vertex index is 3, expected 2");
+  expect_throw_with<E>([&] { read_tgf(put("o.tgf", "1 0 0 0\n3 1 0 0\n")); }, "line 2: vertex index is 3, expected 2");
   expect_throw_with<E>([&] { read_tgf(put("m.tgf", "1 0 0\n")); }, "line 1: missing z coordinate");
-  expect_throw_with<E>([&] { read_tgf(put("n.tgf", "1 0 nan 0\n")); },
-                       "line 1: y coordinate is not finite ('nan')");
+  expect_throw_with<E>([&] { read_tgf(put("n.tgf", "1 0 nan 0\n")); }, "line 1: y coordinate is not finite ('nan')");
   expect_throw_with<E>([&] { read_tgf(put("x.tgf", "1 0 0 0 9\n")); },
                        "unexpected extra text '9' after the vertex position");
   expect_throw_with<E>([&] { read_tgf(put("r.tgf", v2 + "1 3\n")); },
                        "line 4: edge end (a vertex index) 3 is out of range [1, 2]");
   expect_throw_with<E>([&] { read_tgf(put("z.tgf", v2 + "0 1\n")); },
                        "edge end (a vertex index) 0 is out of range [1, 2]");
-  expect_throw_with<E>([&] { read_tgf(put("s.tgf", v2 + "2 2\n")); },
-                       "edge joins vertex 2 to itself");
-  expect_throw_with<E>([&] { read_tgf(put("f.tgf", v2 + "1 2 2\n")); },
-                       "edge flag must be 0 or 1, got '2'");
+  expect_throw_with<E>([&] { read_tgf(put("s.tgf", v2 + "2 2\n")); }, "edge joins vertex 2 to itself");
+  expect_throw_with<E>([&] { read_tgf(put("f.tgf", v2 + "1 2 2\n")); }, "edge flag must be 0 or 1, got '2'");
   expect_throw_with<E>([&] { read_tgf(put("b.tgf", v2 + "1 x\n")); },
                        "expected edge end (a vertex index) (an integer), got 'x'");
 }
@@ -162,21 +154,11 @@ TEST_F(TgfIo, MalformedInputGivesReadableErrors) {
 TEST_F(TgfIo, WriterRejectsBadArguments) {
   using E = std::invalid_argument;
   const MatrixXd C = MatrixXd::Zero(2, 3);
-  expect_throw_with<E>([&] { write_tgf(path("a.tgf"), MatrixXd(0, 3), MatrixXi(0, 2)); },
-                       "C is empty");
-  expect_throw_with<E>(
-      [&] {
-        write_tgf(path("a.tgf"), C, edges({{0, 2}}));
-      },
-      "E(0, 1) = 2 is out of range");
-  expect_throw_with<E>(
-      [&] {
-        write_tgf(path("a.tgf"), C, edges({{1, 1}}));
-      },
-      "joins vertex 1 to itself");
-  expect_throw_with<E>(
-      [&] { write_tgf(path("a.tgf"), MatrixXd::Constant(1, 3, INFINITY), MatrixXi(0, 2)); },
-      "C(0, 0) is not finite");
+  expect_throw_with<E>([&] { write_tgf(path("a.tgf"), MatrixXd(0, 3), MatrixXi(0, 2)); }, "C is empty");
+  expect_throw_with<E>([&] { write_tgf(path("a.tgf"), C, edges({{0, 2}})); }, "E(0, 1) = 2 is out of range");
+  expect_throw_with<E>([&] { write_tgf(path("a.tgf"), C, edges({{1, 1}})); }, "joins vertex 1 to itself");
+  expect_throw_with<E>([&] { write_tgf(path("a.tgf"), MatrixXd::Constant(1, 3, INFINITY), MatrixXi(0, 2)); },
+                       "C(0, 0) is not finite");
   EXPECT_TRUE(listing().empty());
 }
 
@@ -188,12 +170,11 @@ struct Weights {
 };
 
 TEST_F(DmatIo, ReadsTheShippedWeightsAndTheyArePartitionsOfUnity) {
-  for (const Weights& w :
-       {Weights{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.dmat", 639, 3},
-        Weights{"complementary-dynamics-2d/daisy/daisy_data/daisy.dmat", 702, 3},
-        Weights{"complementary-dynamics-cpp/sphere/sphere.dmat", 67, 2},
-        Weights{"complementary-dynamics-cpp/elephant/elephant.dmat", 494, 24},
-        Weights{"complementary-dynamics-cpp/frog/frog_weight.dmat", 1749, 1}}) {
+  for (const Weights& w : {Weights{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.dmat", 639, 3},
+                           Weights{"complementary-dynamics-2d/daisy/daisy_data/daisy.dmat", 702, 3},
+                           Weights{"complementary-dynamics-cpp/sphere/sphere.dmat", 67, 2},
+                           Weights{"complementary-dynamics-cpp/elephant/elephant.dmat", 494, 24},
+                           Weights{"complementary-dynamics-cpp/frog/frog_weight.dmat", 1749, 1}}) {
     SCOPED_TRACE(w.file);
     const MatrixXd W = read_dmat(shared_data(w.file));
     EXPECT_EQ(W.rows(), w.rows);
@@ -202,21 +183,16 @@ TEST_F(DmatIo, ReadsTheShippedWeightsAndTheyArePartitionsOfUnity) {
     EXPECT_GE(W.minCoeff(), -1e-8);  // elephant: tiny negatives down to -6.1e-9
     EXPECT_LE(W.maxCoeff(), 1.0 + 1e-10);
   }
-  const MatrixXd bird =
-      read_dmat(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.dmat"));
+  const MatrixXd bird = read_dmat(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.dmat"));
   EXPECT_GE(bird.minCoeff(), 0.0);
   EXPECT_LE(bird.maxCoeff(), 1.0);
   const MatrixXd el = read_dmat(shared_data("complementary-dynamics-cpp/elephant/elephant.dmat"));
   EXPECT_LT(el.minCoeff(), -6e-9);
   EXPECT_GT(el.minCoeff(), -6.2e-9);
   // The weights' rows are the tet-mesh vertices (not the rendering surface's).
-  EXPECT_EQ(
-      el.rows(),
-      read_mesh(shared_data("complementary-dynamics-cpp/elephant/elephant.mesh")).X.rows());
-  EXPECT_EQ(
-      bird.rows(),
-      read_obj_2d(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj"))
-          .X.rows());
+  EXPECT_EQ(el.rows(), read_mesh(shared_data("complementary-dynamics-cpp/elephant/elephant.mesh")).X.rows());
+  EXPECT_EQ(bird.rows(),
+            read_obj_2d(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj")).X.rows());
 }
 
 TEST_F(DmatIo, ReadsMasksIndexListsAndTheWalrusCageAnimation) {
@@ -226,8 +202,8 @@ TEST_F(DmatIo, ReadsMasksIndexListsAndTheWalrusCageAnimation) {
   EXPECT_EQ((mask.array() == 1.0).count(), 1315);
   EXPECT_EQ((mask.array() == 0.0).count(), 434);
 
-  const MatrixXd fixed = read_dmat(
-      shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth_fixed_region.dmat"));
+  const MatrixXd fixed =
+      read_dmat(shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth_fixed_region.dmat"));
   ASSERT_EQ(fixed.rows(), 42);
   ASSERT_EQ(fixed.cols(), 1);
   EXPECT_TRUE((fixed.array() == fixed.array().round()).all()) << "vertex indices";
@@ -236,12 +212,10 @@ TEST_F(DmatIo, ReadsMasksIndexListsAndTheWalrusCageAnimation) {
 
   // 222 frames x 18 values. Each frame is the 9 x 2 cage matrix flattened column-major,
   // [x0..x8, y0..y8] (not interleaved): frame 0 is the TGF cage under one uniform scale.
-  const MatrixXd Cu =
-      read_dmat(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_user_C.dmat"));
+  const MatrixXd Cu = read_dmat(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_user_C.dmat"));
   ASSERT_EQ(Cu.rows(), 222);
   ASSERT_EQ(Cu.cols(), 18);
-  const TgfGraph cage =
-      read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
+  const TgfGraph cage = read_tgf(shared_data("complementary-dynamics-2d/walrus/walrus_data/walrus_cage.tgf"));
   const Eigen::VectorXd x = Cu.row(0).head(9).transpose(), y = Cu.row(0).tail(9).transpose();
   const Eigen::VectorXd cx = cage.C.col(0), cy = cage.C.col(1);
   const double sx = (x(6) - x(0)) / (cx(6) - cx(0)), sy = (y(0) - y(5)) / (cy(0) - cy(5));
@@ -269,8 +243,7 @@ TEST_F(DmatIo, RoundTripAsciiIsExactAndBinaryIsBitExact) {
     const MatrixXd R = read_dmat(path("w.dmat"));
     ASSERT_EQ(R.rows(), W.rows());
     ASSERT_EQ(R.cols(), W.cols());
-    EXPECT_EQ(std::memcmp(R.data(), W.data(), sizeof(double) * static_cast<std::size_t>(W.size())),
-              0)
+    EXPECT_EQ(std::memcmp(R.data(), W.data(), sizeof(double) * static_cast<std::size_t>(W.size())), 0)
         << "bit for bit, -0.0 and denormals included";
   }
   // libigl's binary layout: "0 0\n", "cols rows\n", column-major float64.
@@ -310,22 +283,17 @@ TEST_F(DmatIo, MalformedInputGivesReadableErrors) {
   expect_throw_with<E>([&] { read_dmat(put("e.dmat", "")); }, "file is empty");
   expect_throw_with<E>([&] { read_dmat(put("h.dmat", "3\n1\n2\n3\n")); },
                        "line 1: expected the header '<cols> <rows>', got '3'");
-  expect_throw_with<E>([&] { read_dmat(put("g.dmat", "\x89PNG\r\n\x1a\n")); },
-                       "expected the header");
+  expect_throw_with<E>([&] { read_dmat(put("g.dmat", "\x89PNG\r\n\x1a\n")); }, "expected the header");
   expect_throw_with<E>([&] { read_dmat(put("n.dmat", "-1 3\n")); }, "bad size -1 columns x 3 rows");
-  expect_throw_with<E>(
-      [&] { read_dmat(put("huge.dmat", "100000 100000\n1\n2\n")); },
-      "line 1: header declares 100000 x 100000 = 10000000000 values but only 4 bytes follow");
+  expect_throw_with<E>([&] { read_dmat(put("huge.dmat", "100000 100000\n1\n2\n")); },
+                       "line 1: header declares 100000 x 100000 = 10000000000 values but only 4 bytes follow");
   expect_throw_with<E>([&] { read_dmat(put("few.dmat", "2 2\n1\n2\n3\n")); },
                        "unexpected end of file: expected 4 values (2 rows x 2 columns), found 3");
   expect_throw_with<E>([&] { read_dmat(put("more.dmat", "1 2\n1\n2\n3\n")); },
                        "line 4: more than the 2 values declared by the header '1 2' (extra '3')");
-  expect_throw_with<E>([&] { read_dmat(put("nan.dmat", "1 2\n1\nnan\n")); },
-                       "line 3: value 'nan' is not finite");
-  expect_throw_with<E>([&] { read_dmat(put("inf.dmat", "1 2\n1\n-inf\n")); },
-                       "value '-inf' is not finite");
-  expect_throw_with<E>([&] { read_dmat(put("x.dmat", "1 2\n1\n2,5\n")); },
-                       "line 3: expected a number, got '2,5'");
+  expect_throw_with<E>([&] { read_dmat(put("nan.dmat", "1 2\n1\nnan\n")); }, "line 3: value 'nan' is not finite");
+  expect_throw_with<E>([&] { read_dmat(put("inf.dmat", "1 2\n1\n-inf\n")); }, "value '-inf' is not finite");
+  expect_throw_with<E>([&] { read_dmat(put("x.dmat", "1 2\n1\n2,5\n")); }, "line 3: expected a number, got '2,5'");
   expect_throw_with<E>([&] { read_dmat(put("nul.dmat", std::string("1 2\n1\n\0\0\n", 10))); },
                        "line 3: contains a NUL byte");
   // Binary variant.
@@ -342,8 +310,7 @@ TEST_F(DmatIo, MalformedInputGivesReadableErrors) {
 TEST_F(DmatIo, WriterRejectsNonFiniteValues) {
   MatrixXd W = MatrixXd::Ones(2, 2);
   W(1, 0) = NAN;
-  expect_throw_with<std::invalid_argument>([&] { write_dmat(path("w.dmat"), W); },
-                                           "write_dmat: W(1, 0) is not finite");
+  expect_throw_with<std::invalid_argument>([&] { write_dmat(path("w.dmat"), W); }, "write_dmat: W(1, 0) is not finite");
   EXPECT_TRUE(listing().empty());
 }
 

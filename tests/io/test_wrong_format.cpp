@@ -26,8 +26,7 @@ TEST(WrongFormatIo, EveryReaderRejectsOtherFormatsNamingTheFile) {
       "derived-tetgen/spot_pYq1.414.face",
       "polyfem-data/LICENSE",
   };
-  const std::string obj =
-      test::shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj");
+  const std::string obj = test::shared_data("complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.obj");
   const std::string mesh = test::shared_data("complementary-dynamics-cpp/sphere/sphere.mesh");
   const std::string msh = test::shared_data("polyfem-data/msh_format_tests/41_binary.msh");
   const std::string tgf = test::shared_data("complementary-dynamics-cpp/elephant/elephant.tgf");
@@ -45,9 +44,7 @@ TEST(WrongFormatIo, EveryReaderRejectsOtherFormatsNamingTheFile) {
       {"read_off", [](const std::string& p) { read_off(p); }, {obj, mesh, msh, dmat, node}},
       {"read_mesh", [](const std::string& p) { read_mesh(p); }, {obj, msh, tgf, dmat}},
       {"read_msh", [](const std::string& p) { read_msh(p); }, {obj, mesh, tgf, dmat}},
-      {"read_tetgen",
-       [ele](const std::string& p) { read_tetgen(p, ele); },
-       {obj, mesh, msh, dmat, ele}},
+      {"read_tetgen", [ele](const std::string& p) { read_tetgen(p, ele); }, {obj, mesh, msh, dmat, ele}},
       {"read_tgf", [](const std::string& p) { read_tgf(p); }, {obj, mesh, msh, dmat, node}},
       {"read_dmat", [](const std::string& p) { read_dmat(p); }, {obj, mesh, msh, tgf, node}},
       {"read_pc2", [](const std::string& p) { read_pc2(p); }, {obj, mesh, msh, tgf, dmat}},
@@ -57,8 +54,7 @@ TEST(WrongFormatIo, EveryReaderRejectsOtherFormatsNamingTheFile) {
     for (const std::string& f : files) inputs.push_back(test::shared_data(f));
     for (const std::string& p : inputs) {
       SCOPED_TRACE(std::string(r.name) + " on " + p);
-      test::expect_throw_with<std::runtime_error>([&] { r.read(p); },
-                                                  std::string(r.name) + ": '" + p + "'");
+      test::expect_throw_with<std::runtime_error>([&] { r.read(p); }, std::string(r.name) + ": '" + p + "'");
     }
   }
 }

@@ -33,50 +33,94 @@ enum class Reader { obj, obj2d, off, mesh, msh, tetgen, tgf, dmat, pc2, anim2d, 
 
 const char* function_of(Reader r) {
   switch (r) {
-    case Reader::obj: return "read_obj";
-    case Reader::obj2d: return "read_obj_2d";
-    case Reader::off: return "read_off";
-    case Reader::mesh: return "read_mesh";
-    case Reader::msh: return "read_msh";
-    case Reader::tetgen: return "read_tetgen";
-    case Reader::tgf: return "read_tgf";
-    case Reader::dmat: return "read_dmat";
-    case Reader::pc2: return "read_pc2";
-    case Reader::anim2d: return "read_animation_2d";
-    case Reader::bones3d: return "read_bone_animation_3d";
-    case Reader::points3d: return "read_point_animation_3d";
-    case Reader::npy: return "read_npy";
-    case Reader::scene: return "load_scene";
+    case Reader::obj:
+      return "read_obj";
+    case Reader::obj2d:
+      return "read_obj_2d";
+    case Reader::off:
+      return "read_off";
+    case Reader::mesh:
+      return "read_mesh";
+    case Reader::msh:
+      return "read_msh";
+    case Reader::tetgen:
+      return "read_tetgen";
+    case Reader::tgf:
+      return "read_tgf";
+    case Reader::dmat:
+      return "read_dmat";
+    case Reader::pc2:
+      return "read_pc2";
+    case Reader::anim2d:
+      return "read_animation_2d";
+    case Reader::bones3d:
+      return "read_bone_animation_3d";
+    case Reader::points3d:
+      return "read_point_animation_3d";
+    case Reader::npy:
+      return "read_npy";
+    case Reader::scene:
+      return "load_scene";
   }
   return "?";
 }
 
-std::string corpus(const std::string& rel) { return (fs::path(FASTCD_MALFORMED_DIR) / rel).lexically_normal().string(); }
+std::string corpus(const std::string& rel) {
+  return (fs::path(FASTCD_MALFORMED_DIR) / rel).lexically_normal().string();
+}
 
 // Runs the reader on `file` (for TetGen: "<stem>" = <stem>.node + <stem>.ele).
 void run(Reader r, const std::string& file) {
   switch (r) {
-    case Reader::obj: read_obj(file); break;
-    case Reader::obj2d: read_obj_2d(file); break;
-    case Reader::off: read_off(file); break;
-    case Reader::mesh: read_mesh(file); break;
-    case Reader::msh: read_msh(file); break;
-    case Reader::tetgen: read_tetgen(file + ".node", file + ".ele"); break;
-    case Reader::tgf: read_tgf(file); break;
-    case Reader::dmat: read_dmat(file); break;
-    case Reader::pc2: read_pc2(file); break;
-    case Reader::anim2d: read_animation_2d(file); break;
-    case Reader::bones3d: read_bone_animation_3d(file); break;
-    case Reader::points3d: read_point_animation_3d(file); break;
-    case Reader::npy: read_npy(file); break;
-    case Reader::scene: load_scene(file); break;
+    case Reader::obj:
+      read_obj(file);
+      break;
+    case Reader::obj2d:
+      read_obj_2d(file);
+      break;
+    case Reader::off:
+      read_off(file);
+      break;
+    case Reader::mesh:
+      read_mesh(file);
+      break;
+    case Reader::msh:
+      read_msh(file);
+      break;
+    case Reader::tetgen:
+      read_tetgen(file + ".node", file + ".ele");
+      break;
+    case Reader::tgf:
+      read_tgf(file);
+      break;
+    case Reader::dmat:
+      read_dmat(file);
+      break;
+    case Reader::pc2:
+      read_pc2(file);
+      break;
+    case Reader::anim2d:
+      read_animation_2d(file);
+      break;
+    case Reader::bones3d:
+      read_bone_animation_3d(file);
+      break;
+    case Reader::points3d:
+      read_point_animation_3d(file);
+      break;
+    case Reader::npy:
+      read_npy(file);
+      break;
+    case Reader::scene:
+      load_scene(file);
+      break;
   }
 }
 
 struct Case {
   Reader reader;
-  const char* file;      ///< corpus file (TetGen: the stem of the .node/.ele pair)
-  const char* fragment;  ///< readable part of the message that must appear
+  const char* file;             ///< corpus file (TetGen: the stem of the .node/.ele pair)
+  const char* fragment;         ///< readable part of the message that must appear
   const char* names = nullptr;  ///< file the message must name (default: `file`)
   const char* fn = nullptr;     ///< function the message must start with (default: the reader)
 };
@@ -177,17 +221,20 @@ const std::vector<Case> kCases = {
     {R::msh, "msh/ascii22_inf_node.msh", "line 13: node coordinate is not finite ('-inf')"},
     {R::msh, "msh/ascii22_duplicate_node_tag.msh", "line 13: node tag 7 is defined twice"},
     {R::msh, "msh/ascii22_element_missing_node.msh", "line 22: element 6 of type 4 has 8 values"},
-    {R::msh, "msh/ascii22_huge_tag_count.msh", "line 22: element 6 declares 9223372036854775807 tags but its line has only 9 values"},
+    {R::msh, "msh/ascii22_huge_tag_count.msh",
+     "line 22: element 6 declares 9223372036854775807 tags but its line has only 9 values"},
     {R::msh, "msh/ascii22_non_numeric_element.msh", "line 22: expected an integer in the element line, got 'five'"},
     {R::msh, "msh/ascii22_surface_not_planar.msh", "has triangles but no tetrahedra, and its nodes are not planar"},
     {R::msh, "msh/ascii22_quads_only.msh", "no triangles (type 2) or tetrahedra (type 4); element types found: 3"},
     {R::msh, "msh/ascii22_no_elements.msh", "no $Elements section"},
     {R::msh, "msh/ascii22_elements_before_nodes.msh", "line 4: $Elements before $Nodes"},
     {R::msh, "msh/ascii22_missing_end_section.msh", "line 14: expected '$EndNodes', got '$Elements'"},
-    {R::msh, "msh/binary22_truncated.msh", "byte 304: truncated file: 6 binary elements needs 168 bytes but only 139 remain"},
+    {R::msh, "msh/binary22_truncated.msh",
+     "byte 304: truncated file: 6 binary elements needs 168 bytes but only 139 remain"},
     {R::msh, "msh/binary22_big_endian.msh", "byte 20: big-endian binary .msh files are not supported"},
     {R::msh, "msh/binary22_bad_element_type.msh", "byte 296: element type 999 is unknown"},
-    {R::msh, "msh/binary22_too_many_elements_following.msh", "byte 300: number of elements following 60 is out of range [1, 6]"},
+    {R::msh, "msh/binary22_too_many_elements_following.msh",
+     "byte 300: number of elements following 60 is out of range [1, 6]"},
     {R::msh, "msh/binary22_large_node_count.msh", "truncated file: 2000000000 binary nodes needs 56000000000 bytes"},
     {R::msh, "msh/binary22_nan_node.msh", "byte 257: node coordinate is not finite"},
     {R::msh, "msh/binary22_undefined_node.msh", "element 6 references node tag 12, which is not defined"},
@@ -207,25 +254,38 @@ const std::vector<Case> kCases = {
     {R::tetgen, "tetgen/empty_node", "file is empty (not a TetGen .node file)", "tetgen/empty_node.node"},
     {R::tetgen, "tetgen/empty_ele", "file is empty (not a TetGen .ele file)", "tetgen/empty_ele.ele"},
     {R::tetgen, "tetgen/dimension_4", "line 1: dimension 4 is out of range [2, 3]", "tetgen/dimension_4.node"},
-    {R::tetgen, "tetgen/truncated_nodes", "line 1: declares 8 nodes but only 39 bytes follow", "tetgen/truncated_nodes.node"},
+    {R::tetgen, "tetgen/truncated_nodes", "line 1: declares 8 nodes but only 39 bytes follow",
+     "tetgen/truncated_nodes.node"},
     {R::tetgen, "tetgen/truncated_mid_node", "line 1: declares 8 nodes", "tetgen/truncated_mid_node.node"},
-    {R::tetgen, "tetgen/more_nodes_than_declared", "line 9: unexpected content '7 1 1 1' after the 7 declared nodes", "tetgen/more_nodes_than_declared.node"},
-    {R::tetgen, "tetgen/huge_node_count", "line 1: node count 1099511627776 is out of range", "tetgen/huge_node_count.node"},
+    {R::tetgen, "tetgen/more_nodes_than_declared", "line 9: unexpected content '7 1 1 1' after the 7 declared nodes",
+     "tetgen/more_nodes_than_declared.node"},
+    {R::tetgen, "tetgen/huge_node_count", "line 1: node count 1099511627776 is out of range",
+     "tetgen/huge_node_count.node"},
     {R::tetgen, "tetgen/large_node_count", "line 1: declares 2000000000 nodes", "tetgen/large_node_count.node"},
     {R::tetgen, "tetgen/large_element_count", "line 1: declares 2000000000 elements", "tetgen/large_element_count.ele"},
     {R::tetgen, "tetgen/nan_node", "line 9: node coordinate is not finite ('nan')", "tetgen/nan_node.node"},
     {R::tetgen, "tetgen/inf_node", "line 9: node coordinate is not finite ('inf')", "tetgen/inf_node.node"},
-    {R::tetgen, "tetgen/non_consecutive_nodes", "line 5: node index is 4, expected 3", "tetgen/non_consecutive_nodes.node"},
-    {R::tetgen, "tetgen/base_2", "line 2: first node index (the file's base, 0 or 1) 2 is out of range", "tetgen/base_2.node"},
-    {R::tetgen, "tetgen/element_index_out_of_range", "line 7: node index 12 is out of range [0, 7]", "tetgen/element_index_out_of_range.ele"},
-    {R::tetgen, "tetgen/negative_element_index", "line 7: node index -6 is out of range [0, 7]", "tetgen/negative_element_index.ele"},
-    {R::tetgen, "tetgen/quadratic_elements", "line 1: elements have 10 nodes but the 3D .node file needs 4", "tetgen/quadratic_elements.ele"},
-    {R::tetgen, "tetgen/triangles_in_3d", "line 1: elements have 3 nodes but the 3D .node file needs 4", "tetgen/triangles_in_3d.ele"},
-    {R::tetgen, "tetgen/more_elements_than_declared", "line 7: unexpected content '5 0 6 4 7' after the 5 declared elements", "tetgen/more_elements_than_declared.ele"},
+    {R::tetgen, "tetgen/non_consecutive_nodes", "line 5: node index is 4, expected 3",
+     "tetgen/non_consecutive_nodes.node"},
+    {R::tetgen, "tetgen/base_2", "line 2: first node index (the file's base, 0 or 1) 2 is out of range",
+     "tetgen/base_2.node"},
+    {R::tetgen, "tetgen/element_index_out_of_range", "line 7: node index 12 is out of range [0, 7]",
+     "tetgen/element_index_out_of_range.ele"},
+    {R::tetgen, "tetgen/negative_element_index", "line 7: node index -6 is out of range [0, 7]",
+     "tetgen/negative_element_index.ele"},
+    {R::tetgen, "tetgen/quadratic_elements", "line 1: elements have 10 nodes but the 3D .node file needs 4",
+     "tetgen/quadratic_elements.ele"},
+    {R::tetgen, "tetgen/triangles_in_3d", "line 1: elements have 3 nodes but the 3D .node file needs 4",
+     "tetgen/triangles_in_3d.ele"},
+    {R::tetgen, "tetgen/more_elements_than_declared",
+     "line 7: unexpected content '5 0 6 4 7' after the 5 declared elements", "tetgen/more_elements_than_declared.ele"},
     {R::tetgen, "tetgen/truncated_elements", "line 1: declares 6 elements", "tetgen/truncated_elements.ele"},
-    {R::tetgen, "tetgen/non_numeric_element", "line 7: expected node index (an integer), got 'six'", "tetgen/non_numeric_element.ele"},
-    {R::tetgen, "tetgen/binary_garbage_node", "contains a NUL byte: binary data, not a text TetGen .node file", "tetgen/binary_garbage_node.node"},
-    {R::tetgen, "tetgen/binary_garbage_ele", "contains a NUL byte: binary data, not a text TetGen .ele file", "tetgen/binary_garbage_ele.ele"},
+    {R::tetgen, "tetgen/non_numeric_element", "line 7: expected node index (an integer), got 'six'",
+     "tetgen/non_numeric_element.ele"},
+    {R::tetgen, "tetgen/binary_garbage_node", "contains a NUL byte: binary data, not a text TetGen .node file",
+     "tetgen/binary_garbage_node.node"},
+    {R::tetgen, "tetgen/binary_garbage_ele", "contains a NUL byte: binary data, not a text TetGen .ele file",
+     "tetgen/binary_garbage_ele.ele"},
     // ------------------------------------------------------------------------------ TGF
     {R::tgf, "tgf/empty.tgf", "file is empty (not a TGF file)"},
     {R::tgf, "tgf/no_vertices.tgf", "no vertices: not a TGF handle file"},
@@ -248,7 +308,8 @@ const std::vector<Case> kCases = {
     {R::dmat, "dmat/header_one_number.dmat", "line 1: expected the header '<cols> <rows>', got '3'"},
     {R::dmat, "dmat/negative_size.dmat", "line 1: bad size -1 columns x 3 rows"},
     {R::dmat, "dmat/huge_size.dmat", "line 1: bad size 1099511627776 columns x 1 rows"},
-    {R::dmat, "dmat/large_size.dmat", "line 1: header declares 1 x 2000000000 = 2000000000 values but only 4 bytes follow"},
+    {R::dmat, "dmat/large_size.dmat",
+     "line 1: header declares 1 x 2000000000 = 2000000000 values but only 4 bytes follow"},
     {R::dmat, "dmat/too_few_values.dmat", "unexpected end of file: expected 6 values (3 rows x 2 columns), found 5"},
     {R::dmat, "dmat/too_many_values.dmat", "line 5: more than the 3 values declared by the header '1 3' (extra '4')"},
     {R::dmat, "dmat/nan_value.dmat", "line 3: value 'nan' is not finite"},
@@ -260,7 +321,8 @@ const std::vector<Case> kCases = {
     {R::dmat, "dmat/binary_nan.dmat", "byte 40: value (1, 1) is not finite"},
     {R::dmat, "dmat/binary_large_size.dmat", "binary block has 16 bytes but 1 x 2000000000 doubles need 16000000000"},
     {R::dmat, "dmat/binary_bad_second_header.dmat", "line 2: expected the header '<cols> <rows>', got 'x y'"},
-    {R::dmat, "dmat/binary_wrapping_size.dmat", "binary block has 16 bytes but 2147483647 x 1073741825 doubles need 2305843010287435775 x 8 (truncated file)"},
+    {R::dmat, "dmat/binary_wrapping_size.dmat",
+     "binary block has 16 bytes but 2147483647 x 1073741825 doubles need 2305843010287435775 x 8 (truncated file)"},
     // ------------------------------------------------------------------------------ PC2
     {R::pc2, "pc2/empty.pc2", "file is empty (not a PC2 point cache)"},
     {R::pc2, "pc2/bad_magic.pc2", "bad magic 'POINTCACHE3?'"},
@@ -268,15 +330,19 @@ const std::vector<Case> kCases = {
     {R::pc2, "pc2/bad_version.pc2", "byte 12: version 2 is not supported"},
     {R::pc2, "pc2/negative_points.pc2", "byte 16: negative point count -2"},
     {R::pc2, "pc2/negative_samples.pc2", "byte 28: negative sample count -1"},
-    {R::pc2, "pc2/huge_counts.pc2", "file has 80 bytes but its header (1073741824 points x 1073741824 samples) needs exactly 13835058055282163744"},
-    {R::pc2, "pc2/truncated_data.pc2", "file has 74 bytes but its header (2 points x 2 samples) needs exactly 80 (truncated file"},
-    {R::pc2, "pc2/trailing_data.pc2", "file has 92 bytes but its header (2 points x 2 samples) needs exactly 80 (trailing data"},
+    {R::pc2, "pc2/huge_counts.pc2",
+     "file has 80 bytes but its header (1073741824 points x 1073741824 samples) needs exactly 13835058055282163744"},
+    {R::pc2, "pc2/truncated_data.pc2",
+     "file has 74 bytes but its header (2 points x 2 samples) needs exactly 80 (truncated file"},
+    {R::pc2, "pc2/trailing_data.pc2",
+     "file has 92 bytes but its header (2 points x 2 samples) needs exactly 80 (trailing data"},
     {R::pc2, "pc2/nan_value.pc2", "byte 44: sample 0, point 1, coordinate 0 is not finite"},
     {R::pc2, "pc2/inf_start.pc2", "byte 20: start frame is not finite"},
     {R::pc2, "pc2/zero_sample_rate.pc2", "byte 24: sample rate 0.000000 is not a positive number"},
     {R::pc2, "pc2/binary_garbage.pc2", "bad magic"},
     {R::pc2, "pc2/fuzz_oom_zero_points.pc2", "byte 28: 101056544 samples of 0 points"},  // fuzz_pc2 artifact (OOM)
-    {R::pc2, "pc2/zero_points_many_samples.pc2", "byte 28: 100000000 samples of 0 points (corrupt counts"},  // fuzz_pc2 finding
+    {R::pc2, "pc2/zero_points_many_samples.pc2",
+     "byte 28: 100000000 samples of 0 points (corrupt counts"},  // fuzz_pc2 finding
     // ------------------------------------------------------------- 2D animation (text)
     {R::anim2d, "anim2d/empty.txt", "file is empty (not an animation file)"},
     {R::anim2d, "anim2d/truncated_header.txt", "line 1: unexpected end of file: missing handle count"},
@@ -319,7 +385,8 @@ const std::vector<Case> kCases = {
     {R::npy, "npy/unsupported_dtype.npy", "unsupported dtype '<f4' (need <f8, <i4 or <i8)"},
     {R::npy, "npy/object_dtype.npy", "unsupported dtype '|O'"},
     {R::npy, "npy/negative_shape.npy", "header 'shape' must be a tuple of non-negative integers"},
-    {R::npy, "npy/huge_shape.npy", "shape (1099511627776, 1099511627776) of <f8 needs more than 2^64 bytes, file has 16 data bytes"},
+    {R::npy, "npy/huge_shape.npy",
+     "shape (1099511627776, 1099511627776) of <f8 needs more than 2^64 bytes, file has 16 data bytes"},
     {R::npy, "npy/overflowing_shape.npy", "header 'shape' dimension too large"},
     {R::npy, "npy/truncated_data.npy", "shape (2, 3) of <f8 needs 48 bytes, file has 43 data bytes (truncated file"},
     {R::npy, "npy/trailing_data.npy", "shape (2, 3) of <f8 needs 48 bytes, file has 56 data bytes (trailing data)"},
@@ -343,7 +410,8 @@ const std::vector<Case> kCases = {
     {R::scene, "scene/dt_zero.json", "dt must be > 0"},
     {R::scene, "scene/dt_negative.json", "dt must be > 0"},
     {R::scene, "scene/dt_not_a_number.json", "\"dt\" must be a number"},
-    {R::scene, "scene/dt_overflow.json", "not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'"},
+    {R::scene, "scene/dt_overflow.json",
+     "not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'"},
     {R::scene, "scene/ym_overflow.json", "number overflow parsing '1e999'"},
     {R::scene, "scene/ym_zero.json", "YM must be > 0"},
     {R::scene, "scene/ym_negative.json", "YM must be > 0"},
@@ -353,21 +421,30 @@ const std::vector<Case> kCases = {
     {R::scene, "scene/model_not_a_string.json", "\"model\" must be a string"},
     {R::scene, "scene/with_dynamics_bool.json", "\"with_dynamics\" must be a number"},
     {R::scene, "scene/cage_rig.json", "cage scenes are 2D"},
-    {R::scene, "scene/triangle_mesh_where_tets_required.json", "no tetrahedra: a 3D surface mesh", "scene/side/surface.mesh", "read_mesh"},
-    {R::scene, "scene/surface_msh_where_tets_required.json", "has triangles but no tetrahedra, and its nodes are not planar", "scene/side/surface.msh", "read_msh"},
-    {R::scene, "scene/quads_msh.json", "no triangles (type 2) or tetrahedra (type 4); element types found: 3", "scene/side/quads.msh", "read_msh"},
-    {R::scene, "scene/mesh_index_out_of_range.json", "vertex index 12 is out of range [1, 8]", "scene/side/cube_bad_index.mesh", "read_mesh"},
-    {R::scene, "scene/mesh_nan_vertex.json", "vertex coordinate is not finite ('nan')", "scene/side/cube_nan.mesh", "read_mesh"},
-    {R::scene, "scene/all_vertices_coincide.json", "is degenerate (vertices 0, 1, 3, 7; rest volume 0, longest edge 0)"},
+    {R::scene, "scene/triangle_mesh_where_tets_required.json", "no tetrahedra: a 3D surface mesh",
+     "scene/side/surface.mesh", "read_mesh"},
+    {R::scene, "scene/surface_msh_where_tets_required.json",
+     "has triangles but no tetrahedra, and its nodes are not planar", "scene/side/surface.msh", "read_msh"},
+    {R::scene, "scene/quads_msh.json", "no triangles (type 2) or tetrahedra (type 4); element types found: 3",
+     "scene/side/quads.msh", "read_msh"},
+    {R::scene, "scene/mesh_index_out_of_range.json", "vertex index 12 is out of range [1, 8]",
+     "scene/side/cube_bad_index.mesh", "read_mesh"},
+    {R::scene, "scene/mesh_nan_vertex.json", "vertex coordinate is not finite ('nan')", "scene/side/cube_nan.mesh",
+     "read_mesh"},
+    {R::scene, "scene/all_vertices_coincide.json",
+     "is degenerate (vertices 0, 1, 3, 7; rest volume 0, longest edge 0)"},
     {R::scene, "scene/weight_rows_mismatch.json", "the weights have 7 rows but the mesh has 8 vertices"},
     {R::scene, "scene/weight_cols_mismatch.json", "the weights have 3 columns for 2 handles"},
     {R::scene, "scene/weight_nan.json", "value 'nan' is not finite", "scene/side/weights_nan.dmat", "read_dmat"},
     {R::scene, "scene/anim_handles_mismatch.json", "the animation has 3 handles, the rig 2"},
     {R::scene, "scene/anim_bones_mismatch.json", "the animation has 1 bones, the rig 2"},
     {R::scene, "scene/anim2d_handles_mismatch.json", "the animation has 3 handles, the rig 2"},
-    {R::scene, "scene/anim_wrong_format.json", "declares 36 values", "scene/base/anim2d.txt", "read_point_animation_3d"},
-    {R::scene, "scene/mixed_points_and_bones.json", "mixed point handles and bones are not supported (1 points, 2 bones)"},
-    {R::scene, "scene/handles_nan.json", "line 2: z coordinate is not finite ('nan')", "scene/side/bad.tgf", "read_tgf"},
+    {R::scene, "scene/anim_wrong_format.json", "declares 36 values", "scene/base/anim2d.txt",
+     "read_point_animation_3d"},
+    {R::scene, "scene/mixed_points_and_bones.json",
+     "mixed point handles and bones are not supported (1 points, 2 bones)"},
+    {R::scene, "scene/handles_nan.json", "line 2: z coordinate is not finite ('nan')", "scene/side/bad.tgf",
+     "read_tgf"},
     {R::scene, "scene/flat_mesh.json", "is degenerate (vertices"},
     {R::scene, "scene/degenerate_element.json", "is degenerate (vertices"},
     {R::scene, "scene/inverted_element.json", "is inverted: 1 of 6 elements are oriented opposite to the rest"},
@@ -469,7 +546,8 @@ TEST(MalformedCorpus, EveryFileHasARowAndEveryRowAFile) {
       rows.insert(c.file);
     }
   }
-  for (const char* dir : {"obj", "obj2d", "off", "mesh", "msh", "tetgen", "tgf", "dmat", "pc2", "anim2d", "anim3d", "npy"})
+  for (const char* dir :
+       {"obj", "obj2d", "off", "mesh", "msh", "tetgen", "tgf", "dmat", "pc2", "anim2d", "anim3d", "npy"})
     for (const auto& e : fs::directory_iterator(corpus(dir))) {
       const std::string rel = std::string(dir) + "/" + e.path().filename().string();
       EXPECT_TRUE(rows.count(rel)) << rel << " has no row in kCases";
@@ -495,18 +573,30 @@ TEST(MalformedCorpus, EveryFileHasARowAndEveryRowAFile) {
 // reason, not because the base file was already broken).
 TEST(MalformedCorpus, ValidBaseFilesLoad) {
   const std::vector<std::pair<Reader, const char*>> ok = {
-      {R::obj, "valid/cube.obj"},          {R::obj2d, "valid/square.obj"},
-      {R::off, "valid/cube.off"},          {R::mesh, "valid/cube.mesh"},
-      {R::mesh, "valid/square.mesh"},      {R::msh, "valid/cube22.msh"},
-      {R::msh, "valid/cube22_binary.msh"}, {R::msh, "valid/cube41.msh"},
-      {R::msh, "valid/cube41_binary.msh"}, {R::msh, "valid/square22.msh"},
-      {R::tetgen, "valid/cube"},           {R::tgf, "valid/cube.tgf"},
-      {R::dmat, "valid/cube.dmat"},        {R::dmat, "valid/cube_binary.dmat"},
-      {R::pc2, "valid/two_frames.pc2"},    {R::anim2d, "valid/anim2d.txt"},
-      {R::bones3d, "valid/bones_anim.txt"}, {R::points3d, "valid/points_anim.txt"},
-      {R::npy, "valid/matrix.npy"},        {R::npy, "valid/ints.npy"},
-      {R::scene, "scene/base/cube.json"},  {R::scene, "scene/base/cube_bones.json"},
-      {R::scene, "scene/base/cube_msh.json"}, {R::scene, "scene/base/cube_node.json"},
+      {R::obj, "valid/cube.obj"},
+      {R::obj2d, "valid/square.obj"},
+      {R::off, "valid/cube.off"},
+      {R::mesh, "valid/cube.mesh"},
+      {R::mesh, "valid/square.mesh"},
+      {R::msh, "valid/cube22.msh"},
+      {R::msh, "valid/cube22_binary.msh"},
+      {R::msh, "valid/cube41.msh"},
+      {R::msh, "valid/cube41_binary.msh"},
+      {R::msh, "valid/square22.msh"},
+      {R::tetgen, "valid/cube"},
+      {R::tgf, "valid/cube.tgf"},
+      {R::dmat, "valid/cube.dmat"},
+      {R::dmat, "valid/cube_binary.dmat"},
+      {R::pc2, "valid/two_frames.pc2"},
+      {R::anim2d, "valid/anim2d.txt"},
+      {R::bones3d, "valid/bones_anim.txt"},
+      {R::points3d, "valid/points_anim.txt"},
+      {R::npy, "valid/matrix.npy"},
+      {R::npy, "valid/ints.npy"},
+      {R::scene, "scene/base/cube.json"},
+      {R::scene, "scene/base/cube_bones.json"},
+      {R::scene, "scene/base/cube_msh.json"},
+      {R::scene, "scene/base/cube_node.json"},
       {R::scene, "scene/base/square.json"},
   };
   for (const auto& [r, f] : ok) EXPECT_NO_THROW(run(r, corpus(f))) << f;

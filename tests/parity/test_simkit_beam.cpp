@@ -93,7 +93,8 @@ TEST(SimkitParity, ClusterLabelsMatchScipyKmeans2) {
   std::vector<int> sorted = counts;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(sorted, ref["cluster_counts_sorted"].get<std::vector<int>>());
-  const std::vector<int> lI = {172, 187, 195, 125, 181, 119, 113, 154, 168, 149, 222, 175, 216, 159, 80, 85, 210, 100, 231, 29};
+  const std::vector<int> lI = {172, 187, 195, 125, 181, 119, 113, 154, 168, 149,
+                               222, 175, 216, 159, 80,  85,  210, 100, 231, 29};
   EXPECT_EQ(std::vector<int>(p.sc.lI.data(), p.sc.lI.data() + 20), lI);
   EXPECT_NEAR(p.sc.mc(0), 0.02051282, 1e-8);
 }

@@ -160,7 +160,8 @@ Eigen::RowVectorXd jsw_pseudocode(const Eigen::Vector3d& x, const Cage& k) {
     const double sign = u[p[0]].dot(u[p[1]].cross(u[p[2]])) < 0 ? -1.0 : 1.0;
     bool skip = false;
     for (int i = 0; i < 3; ++i) {
-      c[i] = 2 * std::sin(h) * std::sin(h - theta[i]) / (std::sin(theta[(i + 1) % 3]) * std::sin(theta[(i + 2) % 3])) - 1;
+      c[i] =
+          2 * std::sin(h) * std::sin(h - theta[i]) / (std::sin(theta[(i + 1) % 3]) * std::sin(theta[(i + 2) % 3])) - 1;
       s[i] = sign * std::sqrt(std::max(0.0, 1 - c[i] * c[i]));
       skip = skip || std::abs(s[i]) < 1e-12;
     }
@@ -345,9 +346,9 @@ TEST(MeanValueCoordinates3D, OnAndNearTheCage) {
   const Cage k = box(1.0, 2.0, 0.5);
   // Points on faces, edges and at a vertex: barycentric interpolation on the simplex.
   const MatrixXd X = (MatrixXd(4, 3) << 0.3, 0.4, 0.0,  // face z = 0
-                      0.5, 0.0, 0.25,                  // face y = 0
-                      1.0, 1.0, 0.5,                   // edge x = 1, z = 0.5
-                      0.0, 0.0, 0.0)                   // vertex 0
+                      0.5, 0.0, 0.25,                   // face y = 0
+                      1.0, 1.0, 0.5,                    // edge x = 1, z = 0.5
+                      0.0, 0.0, 0.0)                    // vertex 0
                          .finished();
   const MatrixXd W = mean_value_coordinates(X, k.V, k.F);
   EXPECT_TRUE(W.allFinite());
@@ -359,8 +360,8 @@ TEST(MeanValueCoordinates3D, OnAndNearTheCage) {
   EXPECT_EQ(W(0, 4) + W(0, 5) + W(0, 6) + W(0, 7), 0.0);  // z = 0.5 corners
   // Approaching a face, an edge and a vertex from inside: continuous, linear precision holds.
   const Eigen::RowVector3d targets[3] = {{0.3, 0.4, 0.0}, {1.0, 1.0, 0.0}, {0.0, 0.0, 0.0}};
-  const Eigen::RowVector3d inward[3] = {{0, 0, 1}, Eigen::RowVector3d(-1, 0, 1).normalized(),
-                                        Eigen::RowVector3d(1, 1, 1).normalized()};
+  const Eigen::RowVector3d inward[3] = {
+      {0, 0, 1}, Eigen::RowVector3d(-1, 0, 1).normalized(), Eigen::RowVector3d(1, 1, 1).normalized()};
   for (int c = 0; c < 3; ++c) {
     const MatrixXd on = mean_value_coordinates(targets[c], k.V, k.F);
     for (double delta : {1e-3, 1e-6, 1e-9, 1e-11, 1e-13}) {
@@ -409,13 +410,16 @@ TEST(MeanValueCoordinates, RejectsBadInput) {
   const MatrixXd x2 = MatrixXd::Constant(2, 2, 0.5), x3 = MatrixXd::Constant(2, 3, 0.5);
   using E = std::invalid_argument;
   test::expect_throw_with<E>([&] { mean_value_coordinates(x3, sq.V, sq.F); }, "X must be #X x 2");
-  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, MatrixXd::Zero(4, 4), sq.F); }, "cage_V must be #C x 2 or #C x 3");
+  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, MatrixXd::Zero(4, 4), sq.F); },
+                             "cage_V must be #C x 2 or #C x 3");
   test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V.topRows(2), sq.F); }, "at least 3 vertices, got 2");
-  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, MatrixXi(sq.F.leftCols(1))); }, "#E x 2 polygon edges");
+  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, MatrixXi(sq.F.leftCols(1))); },
+                             "#E x 2 polygon edges");
   test::expect_throw_with<E>([&] { mean_value_coordinates(x3, k.V, MatrixXi(k.F.leftCols(2))); }, "#F x 3 triangles");
   MatrixXi bad = sq.F;
   bad(2, 1) = 4;
-  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, bad); }, "cage_F(2, 1) = 4 is out of range [0, 4) (row 2)");
+  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, bad); },
+                             "cage_F(2, 1) = 4 is out of range [0, 4) (row 2)");
   bad = k.F;
   bad(5, 0) = -1;
   test::expect_throw_with<E>([&] { mean_value_coordinates(x3, k.V, bad); }, "(row 5)");
@@ -429,15 +433,19 @@ TEST(MeanValueCoordinates, RejectsBadInput) {
   MatrixXd dup(5, 2);
   dup << 0, 0, 1, 0, 1, 0, 1, 1, 0, 1;
   const MatrixXi dupF = (MatrixXi(5, 2) << 0, 1, 1, 2, 2, 3, 3, 4, 4, 0).finished();
-  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, dup, dupF); }, "cage_F row 1: edge (1, 2) has zero length");
+  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, dup, dupF); },
+                             "cage_F row 1: edge (1, 2) has zero length");
   const MatrixXi self = (MatrixXi(4, 2) << 0, 1, 1, 1, 2, 3, 3, 0).finished();
   test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, self); }, "cage_F row 1 repeats vertex 1");
   // Not closed / inconsistently directed.
   const MatrixXi open = (MatrixXi(3, 2) << 0, 1, 1, 2, 2, 3).finished();
-  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, open); }, "not a closed, consistently directed polygon");
+  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, open); },
+                             "not a closed, consistently directed polygon");
   const MatrixXi flipped = (MatrixXi(4, 2) << 0, 1, 2, 1, 2, 3, 3, 0).finished();
-  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, flipped); }, "vertex 1 starts 0 edge(s) but ends 2");
-  test::expect_throw_with<E>([&] { mean_value_coordinates(x3, k.V, MatrixXi(k.F.topRows(11))); }, "has no opposite edge");
+  test::expect_throw_with<E>([&] { mean_value_coordinates(x2, sq.V, flipped); },
+                             "vertex 1 starts 0 edge(s) but ends 2");
+  test::expect_throw_with<E>([&] { mean_value_coordinates(x3, k.V, MatrixXi(k.F.topRows(11))); },
+                             "has no opposite edge");
   MatrixXi flip3 = k.F;
   flip3.row(0) = flip3.row(0).reverse().eval();
   test::expect_throw_with<E>([&] { mean_value_coordinates(x3, k.V, flip3); }, "consistently oriented");

@@ -229,7 +229,8 @@ TEST(WireDeformer, RejectsBadInput) {
   test::expect_throw_with<E>([&] { wire_deformer_precompute(s.X, s.C.topRows(1)); },
                              "handles must be #H x 2 with #H >= 2, got 1 x 2");
   test::expect_throw_with<E>([&] { wire_deformer_precompute(s.X, MatrixXd::Zero(3, 3)); }, "got 3 x 3");
-  test::expect_throw_with<E>([&] { wire_deformer_precompute(MatrixXd::Zero(4, 3), s.C); }, "X must be #V x 2, got 4 x 3");
+  test::expect_throw_with<E>([&] { wire_deformer_precompute(MatrixXd::Zero(4, 3), s.C); },
+                             "X must be #V x 2, got 4 x 3");
   test::expect_throw_with<E>([&] { wire_deformer_precompute(s.X, s.C, 0); }, "samples_per_segment must be >= 1, got 0");
   MatrixXd nan = s.X;
   nan(5, 1) = std::nan("");
@@ -241,11 +242,13 @@ TEST(WireDeformer, RejectsBadInput) {
   same.row(1) = same.row(0);
   same.row(2) = same.row(0);
   same.row(3) = same.row(0);
-  test::expect_throw_with<E>([&] { wire_deformer_precompute(s.X, same); }, "tangent vanishes at sample 0 (segment 0, t = 0/30)");
+  test::expect_throw_with<E>([&] { wire_deformer_precompute(s.X, same); },
+                             "tangent vanishes at sample 0 (segment 0, t = 0/30)");
 
   const WireDeformer w = wire_deformer_precompute(s.X, s.C);
   VectorXd x(2 * s.X.rows());
-  test::expect_throw_with<E>([&] { wire_deform(w, VectorXd::Zero(6), x); }, "p must have #H*2 = 8 entries (4 handles, interleaved), got 6");
+  test::expect_throw_with<E>([&] { wire_deform(w, VectorXd::Zero(6), x); },
+                             "p must have #H*2 = 8 entries (4 handles, interleaved), got 6");
   VectorXd small(5);
   test::expect_throw_with<E>([&] { wire_deform(w, flatten(s.C), small); }, "x must have #V*2 = 450 entries, got 5");
   VectorXd pnan = flatten(s.C);

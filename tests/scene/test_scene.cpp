@@ -47,11 +47,13 @@ TEST_P(ShippedScene, LoadsWithItsCountsAndARestPoseThatReproducesTheMesh) {
 
 INSTANTIATE_TEST_SUITE_P(
     Data, ShippedScene,
-    ::testing::Values(SceneCase{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.json", 2, 639, 1099, 3, 140, HandleKind::Bones},
-                      SceneCase{"complementary-dynamics-2d/daisy/daisy_data/daisy.json", 2, 702, 1158, 3, 200, HandleKind::Points},
-                      SceneCase{"complementary-dynamics-cpp/sphere/sphere.json", 3, 67, 181, 2, 30, HandleKind::Points},
-                      SceneCase{"complementary-dynamics-cpp/elephant/elephant.json", 3, 494, 1502, 24, 457, HandleKind::Bones},
-                      SceneCase{"complementary-dynamics-cpp/frog/frog.json", 3, 1749, 5389, 1, 40, HandleKind::Points}),
+    ::testing::Values(
+        SceneCase{"complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.json", 2, 639, 1099, 3, 140,
+                  HandleKind::Bones},
+        SceneCase{"complementary-dynamics-2d/daisy/daisy_data/daisy.json", 2, 702, 1158, 3, 200, HandleKind::Points},
+        SceneCase{"complementary-dynamics-cpp/sphere/sphere.json", 3, 67, 181, 2, 30, HandleKind::Points},
+        SceneCase{"complementary-dynamics-cpp/elephant/elephant.json", 3, 494, 1502, 24, 457, HandleKind::Bones},
+        SceneCase{"complementary-dynamics-cpp/frog/frog.json", 3, 1749, 5389, 1, 40, HandleKind::Points}),
     [](const auto& info) { return fs::path(info.param.json).stem().string(); });
 
 class SceneErrors : public test::TempDir {
@@ -74,7 +76,8 @@ TEST_F(SceneErrors, ClearMessages) {
   test::expect_throw_with<std::runtime_error>([&] { load_scene(scene(", \"pr\": 0.5")); }, "pr must lie in");
   test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("", "missing.dmat")); }, "names a missing file");
   write("short.dmat", "1 3\n1\n1\n1\n");
-  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("", "short.dmat")); }, "the weights have 3 rows but the mesh has 67");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("", "short.dmat")); },
+                                              "the weights have 3 rows but the mesh has 67");
   write("sphere_anim.txt", "2 30\n0 0.8 0\n");
   test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("")); }, "truncated file");
   const Scene ok = [&] {
@@ -124,9 +127,11 @@ TEST(AnimIo, MalformedFiles) {
   };
   test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("")); }, "empty");
   test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("1 1\n0 0 0\n1 nan 0\n")); }, "not finite");
-  test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("1 1\n0 0 0\n1 2 3 4\n")); }, "extra value");
+  test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("1 1\n0 0 0\n1 2 3 4\n")); },
+                                              "extra value");
   test::expect_throw_with<std::runtime_error>([&] { read_animation_2d(write("99999999 3\n0 0 0\n")); }, "declares");
-  test::expect_throw_with<std::runtime_error>([&] { read_bone_animation_3d(write("1 1\n0 0 0\n0 0 0\n0 0 0\n0 0 0\nx 0 0\n0 0 0\n")); }, "line 6");
+  test::expect_throw_with<std::runtime_error>(
+      [&] { read_bone_animation_3d(write("1 1\n0 0 0\n0 0 0\n0 0 0\n0 0 0\nx 0 0\n0 0 0\n")); }, "line 6");
   fs::remove(p);
 }
 

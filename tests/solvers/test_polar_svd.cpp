@@ -59,11 +59,11 @@ TEST(PolarSvd, FastRotationMatchesSvd3D) {
     const Eigen::Matrix3d Rot = Eigen::Quaterniond(N(gen), N(gen), N(gen), N(gen)).normalized().toRotationMatrix();
     const Eigen::Matrix3d P = Eigen::Matrix3d::NullaryExpr([&] { return 1e-3 * U(gen); });
     const Eigen::Vector3d s(std::pow(10.0, 3 * U(gen)), std::pow(10.0, 3 * U(gen)), std::pow(10.0, 3 * U(gen)));
-    cases.push_back(Rot + P);                                       // near-rotation
-    cases.push_back(Rot * s.asDiagonal());                          // anisotropic, cond up to 1e6
-    cases.push_back(Rot * Eigen::Vector3d(1.0, 0.5, -0.2).asDiagonal());  // inverted
+    cases.push_back(Rot + P);                                                   // near-rotation
+    cases.push_back(Rot * s.asDiagonal());                                      // anisotropic, cond up to 1e6
+    cases.push_back(Rot * Eigen::Vector3d(1.0, 0.5, -0.2).asDiagonal());        // inverted
     cases.push_back(1e-8 * Rot * Eigen::Vector3d(2.0, 1.0, 0.0).asDiagonal());  // rank 2, tiny scale
-    cases.push_back(1e8 * Rot);                                     // huge scale
+    cases.push_back(1e8 * Rot);                                                 // huge scale
   }
   VectorXd F(9 * cases.size()), R;
   for (size_t i = 0; i < cases.size(); ++i) Eigen::Map<RowMat3>(F.data() + 9 * i) = cases[i];
@@ -107,9 +107,9 @@ TEST(PolarSvd, BatchedKernelMatchesScalarInAnyLayoutAndSplit) {
   std::normal_distribution<double> N;
   const Index count = 37, nr = 3 * count;
   MatrixXd Fc = MatrixXd::NullaryExpr(3, nr, [&] { return N(gen); });  // 3 x nr, row-major copy below
-  Fc.block<3, 3>(0, 3 * 5).setZero();                      // zero: SVD fallback
-  Fc.block<3, 3>(0, 3 * 9) << 1, 0, 0, 0, 0, 0, 0, 0, 0;   // rank 1: SVD fallback
-  Fc(0, 3 * 20) = std::numeric_limits<double>::quiet_NaN();  // non-finite lane stays in its lane
+  Fc.block<3, 3>(0, 3 * 5).setZero();                                  // zero: SVD fallback
+  Fc.block<3, 3>(0, 3 * 9) << 1, 0, 0, 0, 0, 0, 0, 0, 0;               // rank 1: SVD fallback
+  Fc(0, 3 * 20) = std::numeric_limits<double>::quiet_NaN();            // non-finite lane stays in its lane
   std::vector<double> F(3 * nr), R(3 * nr), R2(3 * nr);
   for (int i = 0; i < 3; ++i)
     for (Index k = 0; k < nr; ++k) F[i * nr + k] = Fc(i, k);

@@ -46,7 +46,8 @@ TEST(WeightSpaceConstraint, RedundantRowsDoNotChangeTheRank) {
   // Same row space: projecting one onto the other loses nothing.
   EXPECT_LT(test::max_abs(A2 - A2 * A1.transpose() * A1), 1e-10);
   EXPECT_EQ(lbs_weight_space_constraint(m.X, m.T, MatrixXd(MatrixXd::Zero(3, C.cols()))).rows(), 0);
-  test::expect_throw_with<std::invalid_argument>([&] { lbs_weight_space_constraint(m.X, m.T, MatrixXd(MatrixXd::Zero(3, 5))); }, "columns");
+  test::expect_throw_with<std::invalid_argument>(
+      [&] { lbs_weight_space_constraint(m.X, m.T, MatrixXd(MatrixXd::Zero(3, 5))); }, "columns");
 }
 
 // Tall and wide inputs (the QR-then-SVD path and the direct SVD) give an orthonormal basis of

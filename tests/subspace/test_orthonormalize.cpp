@@ -29,7 +29,8 @@ TEST(Orthonormalize, RejectsNonDiagonalMass) {
   M.insert(0, 0) = 1;
   M.insert(1, 1) = 1;
   M.insert(0, 1) = 0.5;
-  test::expect_throw_with<std::invalid_argument>([&] { orthonormalize(MatrixXd::Identity(2, 2), M); }, "M must be diagonal");
+  test::expect_throw_with<std::invalid_argument>([&] { orthonormalize(MatrixXd::Identity(2, 2), M); },
+                                                 "M must be diagonal");
   test::expect_throw_with<std::invalid_argument>([&] { orthonormalize(MatrixXd::Identity(3, 2), M); }, "B has 3 rows");
 }
 

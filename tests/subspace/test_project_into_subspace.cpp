@@ -23,7 +23,8 @@ TEST(ProjectIntoSubspace, SingularBasisIsReported) {
   MatrixXd B(4, 2);
   B << 1, 2, 1, 2, 0, 0, 1, 2;  // second column = 2 x first
   test::expect_throw_with<std::runtime_error>([&] { project_into_subspace(VectorXd::Ones(4), B); }, "rank-deficient");
-  test::expect_throw_with<std::invalid_argument>([&] { project_into_subspace(VectorXd::Ones(3), B); }, "y has 3 entries");
+  test::expect_throw_with<std::invalid_argument>([&] { project_into_subspace(VectorXd::Ones(3), B); },
+                                                 "y has 3 entries");
 }
 
 }  // namespace

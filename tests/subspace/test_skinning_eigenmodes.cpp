@@ -69,11 +69,11 @@ INSTANTIATE_TEST_SUITE_P(Dim, SkinningEigenmodesTest, ::testing::Values(2, 3));
 
 TEST(SkinningEigenmodes, RejectsTooManyModesAndBadShapes) {
   const Problem p = constrained_problem(2);
-  test::expect_throw_with<std::invalid_argument>([&] { skinning_eigenmodes(p.m.X, p.m.T, 1000, 1.0, std::nullopt, p.Aeq); },
-                                                 "modes requested, but only");
+  test::expect_throw_with<std::invalid_argument>(
+      [&] { skinning_eigenmodes(p.m.X, p.m.T, 1000, 1.0, std::nullopt, p.Aeq); }, "modes requested, but only");
   test::expect_throw_with<std::invalid_argument>([&] { skinning_eigenmodes(p.m.X, p.m.T, 0); }, "k = 0");
-  test::expect_throw_with<std::invalid_argument>([&] { skinning_eigenmodes(p.m.X, p.m.T, 2, 1.0, std::nullopt, MatrixXd::Ones(2, 3)); },
-                                                 "Aeq must be");
+  test::expect_throw_with<std::invalid_argument>(
+      [&] { skinning_eigenmodes(p.m.X, p.m.T, 2, 1.0, std::nullopt, MatrixXd::Ones(2, 3)); }, "Aeq must be");
 }
 
 }  // namespace

@@ -21,9 +21,10 @@ inline std::string run(const std::string& cmd) {
 
 /// ffprobe "width,height,nb_read_frames" of the video stream.
 inline std::vector<int> probe(const std::string& file) {
-  const std::string out = run(
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-      "stream=nb_read_frames,width,height -of csv=p=0 '" + file + "' 2>&1");
+  const std::string out =
+      run("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+          "stream=nb_read_frames,width,height -of csv=p=0 '" +
+          file + "' 2>&1");
   std::vector<int> v;
   std::stringstream ss(out);
   std::string item;

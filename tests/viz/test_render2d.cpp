@@ -1,6 +1,6 @@
 #include "fastcd/viz/render2d.hpp"
-#include "viz/render_test_util.hpp"
 #include "test_util.hpp"
+#include "viz/render_test_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,8 +32,7 @@ using fastcd::test::with_path;
 // ---------------------------------------------------------------- helpers
 
 // A (nx+1) x (ny+1) vertex grid on [x0,x1] x [y0,y1], two triangles per cell.
-void grid_mesh(int nx, int ny, double x0, double x1, double y0, double y1, Eigen::MatrixXd& X,
-               Eigen::MatrixXi& T) {
+void grid_mesh(int nx, int ny, double x0, double x1, double y0, double y1, Eigen::MatrixXd& X, Eigen::MatrixXi& T) {
   X.resize((nx + 1) * (ny + 1), 2);
   for (int j = 0; j <= ny; ++j)
     for (int i = 0; i <= nx; ++i) {
@@ -68,8 +67,7 @@ struct Png {
 Png load_png(const std::string& path) {
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> s(
       cairo_image_surface_create_from_png(path.c_str()), &cairo_surface_destroy);
-  if (cairo_surface_status(s.get()) != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error("cannot decode " + path);
+  if (cairo_surface_status(s.get()) != CAIRO_STATUS_SUCCESS) throw std::runtime_error("cannot decode " + path);
   cairo_surface_flush(s.get());
   Png out;
   out.width = cairo_image_surface_get_width(s.get());
@@ -95,7 +93,6 @@ Png load_png(const std::string& path) {
 
 class Render2dTest : public fastcd::test::TempDir {
  protected:
-
   // Two panels: a 4x2-cell patch swinging (5 frames) and a 2x1 patch (3 frames).
   std::vector<MeshPanel> tiny_panels() const {
     std::vector<MeshPanel> panels(2);
@@ -118,7 +115,6 @@ class Render2dTest : public fastcd::test::TempDir {
     panels[1].color = rgb_from_hex("#1f77b4");
     return panels;
   }
-
 };
 
 // ---------------------------------------------------------------- colours / ticks
@@ -204,8 +200,7 @@ TEST_F(Render2dTest, ClusterPngRejectsBadInput) {
   Eigen::MatrixXi T;
   grid_mesh(2, 1, 0, 1, 0, 1, X, T);
   Eigen::VectorXi labels = Eigen::VectorXi::Zero(T.rows());
-  EXPECT_THROW(write_cluster_png(path("c.png"), X, T, Eigen::VectorXi::Zero(1), "t"),
-               std::invalid_argument);
+  EXPECT_THROW(write_cluster_png(path("c.png"), X, T, Eigen::VectorXi::Zero(1), "t"), std::invalid_argument);
   Eigen::MatrixXi Tbad = T;
   Tbad(1, 2) = static_cast<int>(X.rows());
   try {
@@ -229,8 +224,8 @@ TEST_F(Render2dTest, TimingPngDecodesWithSeriesColours) {
       {"reduced", {200, 400, 800, 1600}, {2e-4, 2.5e-4, 3e-4, 4e-4}, blue},
   };
   std::vector<Series> right = {{"speedup", {200, 400, 800, 1600}, {10, 32, 116, 350}, {0.2, 0.2, 0.2}}};
-  write_timing_png(path("t.png"), left, true, "time per step", "vertices", "seconds", right,
-                   "speed-up", "full / reduced");
+  write_timing_png(path("t.png"), left, true, "time per step", "vertices", "seconds", right, "speed-up",
+                   "full / reduced");
   EXPECT_EQ(listing(), std::set<std::string>{"t.png"});
   const Png png = load_png(path("t.png"));
   EXPECT_EQ(png.width, 1950);
@@ -245,14 +240,10 @@ TEST_F(Render2dTest, TimingPngRejectsBadInput) {
   std::vector<Series> ok = {{"a", {1, 2}, {1, 2}, {0, 0, 0}}};
   std::vector<Series> mismatched = {{"a", {1, 2, 3}, {1, 2}, {0, 0, 0}}};
   std::vector<Series> nonpositive = {{"a", {1, 2}, {0, -1}, {0, 0, 0}}};
-  EXPECT_THROW(write_timing_png(path("t.png"), mismatched, false, "", "", "", ok, "", ""),
-               std::invalid_argument);
-  EXPECT_THROW(write_timing_png(path("t.png"), nonpositive, true, "", "", "", ok, "", ""),
-               std::invalid_argument);
-  EXPECT_THROW(write_timing_png(path("t.png"), ok, false, "", "", "", {}, "", ""),
-               std::invalid_argument);
-  EXPECT_THROW(write_timing_png(path("missing/t.png"), ok, false, "", "", "", ok, "", ""),
-               std::runtime_error);
+  EXPECT_THROW(write_timing_png(path("t.png"), mismatched, false, "", "", "", ok, "", ""), std::invalid_argument);
+  EXPECT_THROW(write_timing_png(path("t.png"), nonpositive, true, "", "", "", ok, "", ""), std::invalid_argument);
+  EXPECT_THROW(write_timing_png(path("t.png"), ok, false, "", "", "", {}, "", ""), std::invalid_argument);
+  EXPECT_THROW(write_timing_png(path("missing/t.png"), ok, false, "", "", "", ok, "", ""), std::runtime_error);
   EXPECT_TRUE(listing().empty());
 }
 
@@ -271,8 +262,7 @@ TEST_F(Render2dTest, PanelAnimationEncodesAllFrames) {
 
   // The last frame shows both panel colours on a white background.
   const std::string png = path("last.png");
-  run("ffmpeg -v error -y -sseof -0.1 -i '" + path("a.mp4") + "' -frames:v 1 -update 1 '" + png +
-      "' 2>&1");
+  run("ffmpeg -v error -y -sseof -0.1 -i '" + path("a.mp4") + "' -frames:v 1 -update 1 '" + png + "' 2>&1");
   const Png frame = load_png(png);
   EXPECT_EQ(frame.width, 1040);
   EXPECT_GT(frame.count({1, 1, 1}, 3), 1040 * 440 / 2);
@@ -290,8 +280,7 @@ TEST_F(Render2dTest, PanelAnimationRoundsToEvenSize) {
 }
 
 TEST_F(Render2dTest, PanelAnimationBadDirectoryThrows) {
-  EXPECT_THROW(write_panel_animation(path("no/such/dir/a.mp4"), tiny_panels(), AnimationOptions{}),
-               std::runtime_error);
+  EXPECT_THROW(write_panel_animation(path("no/such/dir/a.mp4"), tiny_panels(), AnimationOptions{}), std::runtime_error);
   EXPECT_TRUE(listing().empty());
 }
 

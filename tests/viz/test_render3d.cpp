@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include <Eigen/Geometry>
 #include <cairo.h>
 #include <stdlib.h>
+#include <Eigen/Geometry>
 
 #include <array>
 #include <cmath>
@@ -47,8 +47,7 @@ struct Image {
 Image load_png(const std::string& path) {
   std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)> s(
       cairo_image_surface_create_from_png(path.c_str()), &cairo_surface_destroy);
-  if (cairo_surface_status(s.get()) != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error("cannot decode " + path);
+  if (cairo_surface_status(s.get()) != CAIRO_STATUS_SUCCESS) throw std::runtime_error("cannot decode " + path);
   cairo_surface_flush(s.get());
   Image out;
   out.width = cairo_image_surface_get_width(s.get());
@@ -59,8 +58,8 @@ Image load_png(const std::string& path) {
     for (int x = 0; x < out.width; ++x) {
       std::uint32_t px;
       std::memcpy(&px, d + y * stride + 4 * x, 4);
-      out.rgb.push_back({static_cast<int>((px >> 16) & 0xff), static_cast<int>((px >> 8) & 0xff),
-                         static_cast<int>(px & 0xff)});
+      out.rgb.push_back(
+          {static_cast<int>((px >> 16) & 0xff), static_cast<int>((px >> 8) & 0xff), static_cast<int>(px & 0xff)});
     }
   return out;
 }
@@ -93,9 +92,7 @@ std::map<int, int> shade_histogram(const Image& img, const Rgb& c) {
 int count_near(const Image& img, const std::array<int, 3>& c, int tol) {
   int n = 0;
   for (const auto& p : img.rgb)
-    if (std::abs(p[0] - c[0]) <= tol && std::abs(p[1] - c[1]) <= tol &&
-        std::abs(p[2] - c[2]) <= tol)
-      ++n;
+    if (std::abs(p[0] - c[0]) <= tol && std::abs(p[1] - c[1]) <= tol && std::abs(p[2] - c[2]) <= tol) ++n;
   return n;
 }
 
@@ -125,8 +122,7 @@ Box stretched_box() {
 const Rgb kBlue{0.12, 0.47, 0.71};
 const Rgb kRed{0.84, 0.15, 0.16};
 
-SurfacePanel box_panel(const Eigen::MatrixXd& X, const Eigen::MatrixXi& F, Rgb color,
-                       std::string title = "") {
+SurfacePanel box_panel(const Eigen::MatrixXd& X, const Eigen::MatrixXi& F, Rgb color, std::string title = "") {
   return SurfacePanel{{X}, F, std::move(title), color};
 }
 
@@ -150,8 +146,7 @@ class Render3dTest : public fastcd::test::IoTempDir {
       p[0].states.push_back(Y);
     }
     for (int f = 0; f < 3; ++f) {
-      const Eigen::Matrix3d R =
-          Eigen::AngleAxisd(0.2 * f, Eigen::Vector3d::UnitY()).toRotationMatrix();
+      const Eigen::Matrix3d R = Eigen::AngleAxisd(0.2 * f, Eigen::Vector3d::UnitY()).toRotationMatrix();
       p[1].states.push_back(b.X * R.transpose());
     }
     return p;
@@ -175,8 +170,8 @@ TEST(Render3dBasics, DefaultCameraLooksAtBoxCentreFromFrontRightAbove) {
   EXPECT_DOUBLE_EQ(cam.fov_deg, 35);
   const Eigen::Vector3d d = (cam.eye - cam.target).normalized();
   const double az = 35 * M_PI / 180, el = 25 * M_PI / 180;
-  EXPECT_TRUE(d.isApprox(Eigen::Vector3d(std::sin(az) * std::cos(el), std::sin(el),
-                                         std::cos(az) * std::cos(el)), 1e-12));
+  EXPECT_TRUE(
+      d.isApprox(Eigen::Vector3d(std::sin(az) * std::cos(el), std::sin(el), std::cos(az) * std::cos(el)), 1e-12));
   EXPECT_GT((cam.eye - cam.target).norm(), 3.0);  // outside the box's bounding sphere
 
   // A single point still gets a usable camera.
@@ -226,8 +221,7 @@ TEST_F(Render3dTest, BoxPngHasSizeShadedColourAndWhiteCorners) {
 
 TEST_F(Render3dTest, TitlesAddABandAboveThePanels) {
   const Box b = stretched_box();
-  std::vector<SurfacePanel> panels = {box_panel(b.X, b.F, kBlue, "left"),
-                                      box_panel(b.X, b.F, kRed, "right")};
+  std::vector<SurfacePanel> panels = {box_panel(b.X, b.F, kBlue, "left"), box_panel(b.X, b.F, kRed, "right")};
   SurfaceAnimationOptions opt = small(121, 101);
   opt.suptitle = "a suptitle";
   write_surface_png(path("t.png"), panels, camera_of(panels), 0, opt);
@@ -253,8 +247,7 @@ TEST_F(Render3dTest, TitlesAddABandAboveThePanels) {
 TEST_F(Render3dTest, RotatedBoxStillRenders) {
   const Box b = stretched_box();
   const Eigen::Matrix3d R =
-      (Eigen::AngleAxisd(0.7, Eigen::Vector3d(1, 2, 3).normalized()) *
-       Eigen::AngleAxisd(2.5, Eigen::Vector3d::UnitX()))
+      (Eigen::AngleAxisd(0.7, Eigen::Vector3d(1, 2, 3).normalized()) * Eigen::AngleAxisd(2.5, Eigen::Vector3d::UnitX()))
           .toRotationMatrix();
   const Eigen::MatrixXd Y = (b.X * R.transpose()).rowwise() + Eigen::RowVector3d(5, -3, 2);
   const std::vector<SurfacePanel> panels = {box_panel(Y, b.F, kRed)};
@@ -298,7 +291,7 @@ TEST_F(Render3dTest, NearerTriangleHidesFartherOneWhateverTheirOrder) {
   // A tilted square at z = -1 listed after a larger square at z = 0 that
   // covers it on screen; seen from +z the far one must be hidden.
   Eigen::MatrixXd X(8, 3);
-  X << -1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0,  // near, facing the camera
+  X << -1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0,                             // near, facing the camera
       -0.3, -0.3, -1.5, 0.3, -0.3, -0.5, 0.3, 0.3, -0.5, -0.3, 0.3, -1.5;  // far, tilted
   Eigen::MatrixXi Fnear(2, 3), Ffar(2, 3), Fboth(4, 3);
   Fnear << 0, 1, 2, 0, 2, 3;
@@ -373,8 +366,7 @@ TEST_F(Render3dTest, TwoPanelMp4HasFrameCountAndSize) {
 
   // The last video frame shows both panel colours on white, like the still.
   const std::string last = path("last.png");
-  run("ffmpeg -v error -y -sseof -0.1 -i '" + path("a.mp4") + "' -frames:v 1 -update 1 '" + last +
-      "' 2>&1");
+  run("ffmpeg -v error -y -sseof -0.1 -i '" + path("a.mp4") + "' -frames:v 1 -update 1 '" + last + "' 2>&1");
   const Image frame = load_png(last);
   EXPECT_EQ(frame.width, 320);
   EXPECT_GT(count_near(frame, {255, 255, 255}, 3), 320 * 120 / 3);
@@ -408,9 +400,7 @@ TEST_F(Render3dTest, BadInputThrowsNamedMessage) {
                  const SurfaceAnimationOptions& o = SurfaceAnimationOptions{}) {
     return invalid_message([&] { write_surface_animation(path("a.mp4"), p, c, o); });
   };
-  auto has = [](const std::string& msg, const std::string& part) {
-    return msg.find(part) != std::string::npos;
-  };
+  auto has = [](const std::string& msg, const std::string& part) { return msg.find(part) != std::string::npos; };
 
   EXPECT_TRUE(has(mp4({}, cam, opt), "no panels"));
   {
@@ -477,11 +467,9 @@ TEST_F(Render3dTest, BadInputThrowsNamedMessage) {
     p[0].color = Rgb{2, 0, 0};
     EXPECT_TRUE(has(mp4(p, cam, opt), "color"));
   }
-  const std::string m =
-      invalid_message([&] { write_surface_png(path("a.png"), good, cam, 5, opt); });
+  const std::string m = invalid_message([&] { write_surface_png(path("a.png"), good, cam, 5, opt); });
   EXPECT_TRUE(has(m, "frame 5 is out of range for 5 frames")) << m;
-  EXPECT_TRUE(has(invalid_message([&] { write_surface_png(path("a.png"), good, cam, -1, opt); }),
-                  "frame -1"));
+  EXPECT_TRUE(has(invalid_message([&] { write_surface_png(path("a.png"), good, cam, -1, opt); }), "frame -1"));
   EXPECT_TRUE(listing().empty());
 }
 

@@ -7,8 +7,7 @@
 namespace fastcd {
 
 ComplementarityConstraint complementarity_constraint(const SparseMatrix& J, const SparseMatrix& Mv,
-                                                     const Eigen::Ref<const VectorXd>& D, Index dim,
-                                                     double rtol) {
+                                                     const Eigen::Ref<const VectorXd>& D, Index dim, double rtol) {
   check_dim(dim, "complementarity_constraint");
   FASTCD_CHECK(Mv.rows() == J.rows() && Mv.cols() == J.rows(), "Mv is ", shape_of(Mv), " but J is ", shape_of(J));
   FASTCD_CHECK(D.size() * dim == J.rows(), "D has ", D.size(), " entries for ", J.rows() / dim, " vertices");

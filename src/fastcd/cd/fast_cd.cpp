@@ -34,17 +34,17 @@ struct FastCD::Impl {
   Index clusters = 0;
   ReducedOperators red;  ///< the plain form (energies, checks)
   // the iteration as run by step()
-  MatrixXd Zy;        ///< mt x mt Hs_r^{-1} / h^2: Z0 = Y Zy - ... (y = z + h z_dot)
-  MatrixXd Z_q, Z_p;  ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
-  MatrixXd GJf;       ///< rig part of the iterated F: F_J = GJf p_next (structured: entry
-                      ///< F_c(i, j) at row i*c*dim + c*dim + j)
-  MatrixXd QT;        ///< structured: dim*c x mt, row c*dim + j is column j of Q_c
-  MatrixXd Kt;        ///< structured: mt x dim*c, Hs_r^{-1} Q
-  MatrixXd Gf;        ///< folded: F(z) = Gf z + GJf p_next (warm start)
+  MatrixXd Zy;             ///< mt x mt Hs_r^{-1} / h^2: Z0 = Y Zy - ... (y = z + h z_dot)
+  MatrixXd Z_q, Z_p;       ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
+  MatrixXd GJf;            ///< rig part of the iterated F: F_J = GJf p_next (structured: entry
+                           ///< F_c(i, j) at row i*c*dim + c*dim + j)
+  MatrixXd QT;             ///< structured: dim*c x mt, row c*dim + j is column j of Q_c
+  MatrixXd Kt;             ///< structured: mt x dim*c, Hs_r^{-1} Q
+  MatrixXd Gf;             ///< folded: F(z) = Gf z + GJf p_next (warm start)
   MatrixXd F_y, F_q, F_p;  ///< folded: F0 = F_y y - F_q q + F_p p_next
-  MatrixXd Sf, Kf;    ///< folded: F <- F0 + Sf r, z = z0 + Kf r (empty when structured)
-  VectorXd z_g, F_g;  ///< constant shifts of z0 and (folded) F0 from gravity (empty without)
-  VectorXd Bf_ext;    ///< B^T Mv g (empty without gravity)
+  MatrixXd Sf, Kf;         ///< folded: F <- F0 + Sf r, z = z0 + Kf r (empty when structured)
+  VectorXd z_g, F_g;       ///< constant shifts of z0 and (folded) F0 from gravity (empty without)
+  VectorXd Bf_ext;         ///< B^T Mv g (empty without gravity)
   double structural_residual = 0.0;
   Index state_dim() const { return B.cols(); }
   Index basis_dim() const { return Phi.cols(); }
@@ -238,8 +238,8 @@ Index thin_product_blocks(const double* A, Index M, Index K, const double* B, In
 }
 
 template <int N>
-void thin_product(const double* A, Index M, Index K, const double* B, Index bk, Index bi, const double* C0,
-                  double* C, Index cr, Index ci) {
+void thin_product(const double* A, Index M, Index K, const double* B, Index bk, Index bi, const double* C0, double* C,
+                  Index cr, Index ci) {
   // 32-row blocks (3 x 4 AVX-512 accumulators), then 8-row blocks, then single rows.
   Index r0 = thin_product_blocks<N, 32>(A, M, K, B, bk, bi, C0, C, cr, ci, 0);
   r0 = thin_product_blocks<N, 8>(A, M, K, B, bk, bi, C0, C, cr, ci, r0);
@@ -378,13 +378,15 @@ void FastCD::step(const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const Ve
   const Index m = sys.state_dim(), np = sys.J.cols();
   FASTCD_CHECK(z.size() == m && z_dot.size() == m && z_out.size() == m, "z, z_dot and the output need ", m,
                " entries, got ", z.size(), ", ", z_dot.size(), ", ", z_out.size());
-  FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np,
-               " entries, got ", p.size(), ", ", p_dot.size(), ", ", p_next.size());
+  FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np, " entries, got ",
+               p.size(), ", ", p_dot.size(), ", ", p_next.size());
   FASTCD_CHECK(z.allFinite() && z_dot.allFinite() && p.allFinite() && p_dot.allFinite() && p_next.allFinite(),
                "non-finite input (NaN or Inf in the state or the rig pose)");
   const int iters = iterations < 0 ? sys.options.iterations : iterations;
-  if (sys.dim == 2) iterate<2>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
-  else iterate<3>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
+  if (sys.dim == 2)
+    iterate<2>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
+  else
+    iterate<3>(sys, z, z_dot, p, p_dot, p_next, z_out, ws, iters);
 }
 
 VectorXd FastCD::step(const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
@@ -445,16 +447,19 @@ double FastCD::energy(const Eigen::Ref<const VectorXd>& zc, const Eigen::Ref<con
 
 std::size_t FastCD::step_memory_bytes() const {
   const Impl& f = impl();
-  return detail::bytes_of(f.Zy) + detail::bytes_of(f.Z_q) + detail::bytes_of(f.Z_p) + detail::bytes_of(f.GJf) + detail::bytes_of(f.QT) + detail::bytes_of(f.Kt) + detail::bytes_of(f.Gf) +
-         detail::bytes_of(f.F_y) + detail::bytes_of(f.F_q) + detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) + detail::bytes_of(f.Kf);
+  return detail::bytes_of(f.Zy) + detail::bytes_of(f.Z_q) + detail::bytes_of(f.Z_p) + detail::bytes_of(f.GJf) +
+         detail::bytes_of(f.QT) + detail::bytes_of(f.Kt) + detail::bytes_of(f.Gf) + detail::bytes_of(f.F_y) +
+         detail::bytes_of(f.F_q) + detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) + detail::bytes_of(f.Kf);
 }
 
 std::size_t FastCD::memory_bytes() const {
   const Impl& f = impl();
-  return step_memory_bytes() + detail::bytes_of(f.J) + detail::bytes_of(f.Mv) + detail::bytes_of(f.W) + detail::bytes_of(f.Phi) + detail::bytes_of(f.B) + detail::bytes_of(f.red.GB) +
-         detail::bytes_of(f.red.GJ) + detail::bytes_of(f.red.BMB) + detail::bytes_of(f.red.BMJ) + detail::bytes_of(f.red.BLJ) +
-         sizeof(double) * static_cast<std::size_t>(f.red.Hr.rows() * f.red.Hr.cols()) + detail::bytes_of(f.constraint.C) +
-         detail::bytes_of(f.constraint.basis) + sizeof(double) * static_cast<std::size_t>(f.D.size() + f.E.size() + f.p0.size()) +
+  return step_memory_bytes() + detail::bytes_of(f.J) + detail::bytes_of(f.Mv) + detail::bytes_of(f.W) +
+         detail::bytes_of(f.Phi) + detail::bytes_of(f.B) + detail::bytes_of(f.red.GB) + detail::bytes_of(f.red.GJ) +
+         detail::bytes_of(f.red.BMB) + detail::bytes_of(f.red.BMJ) + detail::bytes_of(f.red.BLJ) +
+         sizeof(double) * static_cast<std::size_t>(f.red.Hr.rows() * f.red.Hr.cols()) +
+         detail::bytes_of(f.constraint.C) + detail::bytes_of(f.constraint.basis) +
+         sizeof(double) * static_cast<std::size_t>(f.D.size() + f.E.size() + f.p0.size()) +
          sizeof(int) * static_cast<std::size_t>(f.labels.size());
 }
 

@@ -60,18 +60,18 @@ class FastCD {
   Index basis_dim() const;  ///< mt = state_dim() / dim, the columns of Phi
   Index n_rot() const;      ///< rotations per local step (the clusters)
   const CDOptions& options() const;
-  const SparseMatrix& J() const;     ///< #V*dim x #p rig Jacobian
-  const VectorXd& p0() const;        ///< #p rest pose
-  const VectorXd& D() const;         ///< #V momentum-leak field
-  const SparseMatrix& Mv() const;    ///< #V*dim lumped mass
+  const SparseMatrix& J() const;                        ///< #V*dim x #p rig Jacobian
+  const VectorXd& p0() const;                           ///< #p rest pose
+  const VectorXd& D() const;                            ///< #V momentum-leak field
+  const SparseMatrix& Mv() const;                       ///< #V*dim lumped mass
   const ComplementarityConstraint& constraint() const;  ///< C = J^T M D (rank: its numerical rank)
-  Index weight_constraint_rank() const;  ///< rows of the weight-space constraint kept
-  const MatrixXd& W() const;             ///< #V x modes skinning eigenmodes (M-orthonormal)
-  const VectorXd& eigenvalues() const;   ///< modes, ascending
-  const MatrixXd& Phi() const;           ///< #V x mt scalar basis, B = Phi (x) I_dim
-  const MatrixXd& B() const;             ///< #V*dim x m M-orthonormal subspace (dense)
-  const VectorXi& labels() const;        ///< #T rotation cluster of every element
-  double structural_residual() const;    ///< ||C B||_F / (||C||_F ||B||_F)
+  Index weight_constraint_rank() const;                 ///< rows of the weight-space constraint kept
+  const MatrixXd& W() const;                            ///< #V x modes skinning eigenmodes (M-orthonormal)
+  const VectorXd& eigenvalues() const;                  ///< modes, ascending
+  const MatrixXd& Phi() const;                          ///< #V x mt scalar basis, B = Phi (x) I_dim
+  const MatrixXd& B() const;                            ///< #V*dim x m M-orthonormal subspace (dense)
+  const VectorXi& labels() const;                       ///< #T rotation cluster of every element
+  double structural_residual() const;                   ///< ||C B||_F / (||C||_F ||B||_F)
   const ReducedOperators& reduced_operators() const;
   bool folded() const;  ///< which iteration form runs (folded for small systems, else structured)
 
@@ -124,7 +124,6 @@ class FastCD {
 ///         rig-orthogonal space holds); std::runtime_error when an eigen-solve or
 ///         factorisation fails.
 FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
-                          const CDOptions& options = {});
+                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options = {});
 
 }  // namespace fastcd

@@ -18,10 +18,10 @@ struct FullCD::Factors {
   Index dim = 0;
   CDOptions options;
   ElasticOperators op;
-  VectorXd D;          ///< #V leak field
-  SparseMatrix Hs;     ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
-  ArapElements arap;   ///< per-element tables of the local step and the elastic right-hand side
-  VectorXd f_ext;      ///< Mv g (external force), empty without gravity
+  VectorXd D;             ///< #V leak field
+  SparseMatrix Hs;        ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
+  ArapElements arap;      ///< per-element tables of the local step and the elastic right-hand side
+  VectorXd f_ext;         ///< Mv g (external force), empty without gravity
   KronCholesky H_factor;  ///< factor of Hs, solving with H on interleaved vectors
 };
 
@@ -37,8 +37,8 @@ std::size_t bytes_of(const ArapElements& a) {
 void check_poses(Index n, Index np, const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
                  const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
                  const Eigen::Ref<const VectorXd>& p_next) {
-  FASTCD_CHECK(s.size() == n && s_dot.size() == n, "u_c and its velocity need ", n, " entries, got ", s.size(),
-               " and ", s_dot.size());
+  FASTCD_CHECK(s.size() == n && s_dot.size() == n, "u_c and its velocity need ", n, " entries, got ", s.size(), " and ",
+               s_dot.size());
   FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np, " entries, got ",
                p.size(), ", ", p_dot.size(), ", ", p_next.size());
   FASTCD_CHECK(s.allFinite() && s_dot.allFinite() && p.allFinite() && p_dot.allFinite() && p_next.allFinite(),
@@ -276,8 +276,8 @@ std::size_t FullCD::memory_bytes() const {
   // CHOLMOD its supernodes (about value + index).
   const std::size_t per_entry = f.H_factor.backend() == CholeskyBackend::Cholmod ? 12 : 24;
   return bytes_of(J_) + bytes_of(p0_) + bytes_of(f.op.G) + bytes_of(f.op.L) + bytes_of(f.op.Mv) + bytes_of(f.op.AMue) +
-         bytes_of(f.op.AMu) + bytes_of(f.op.vol) + bytes_of(f.op.mu_vol) + bytes_of(f.D) + bytes_of(f.Hs) + bytes_of(f.arap) +
-         bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(constraint_.C) + bytes_of(constraint_.basis) +
+         bytes_of(f.op.AMu) + bytes_of(f.op.vol) + bytes_of(f.op.mu_vol) + bytes_of(f.D) + bytes_of(f.Hs) +
+         bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(constraint_.C) + bytes_of(constraint_.basis) +
          sizeof(double) * static_cast<std::size_t>(Y_.cols() * Y_.cols()) +
          per_entry * static_cast<std::size_t>(f.H_factor.factor_entries());
 }

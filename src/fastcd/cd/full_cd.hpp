@@ -48,12 +48,12 @@ class FullCD {
   Index state_dim() const;  ///< #V*dim
   Index n_rot() const;      ///< rotations per local step (#T)
   const CDOptions& options() const;
-  const SparseMatrix& J() const { return J_; }     ///< #V*dim x #p rig Jacobian (the current one)
-  const VectorXd& p0() const { return p0_; }       ///< #p rest pose
-  const VectorXd& D() const;                       ///< #V momentum-leak field
-  const SparseMatrix& Mv() const;                  ///< #V*dim lumped mass
+  const SparseMatrix& J() const { return J_; }  ///< #V*dim x #p rig Jacobian (the current one)
+  const VectorXd& p0() const { return p0_; }    ///< #p rest pose
+  const VectorXd& D() const;                    ///< #V momentum-leak field
+  const SparseMatrix& Mv() const;               ///< #V*dim lumped mass
   const ComplementarityConstraint& constraint() const { return constraint_; }
-  const ElasticOperators& operators() const;       ///< Mv, G, L, mu, ... (simkit's elastic_operators)
+  const ElasticOperators& operators() const;  ///< Mv, G, L, mu, ... (simkit's elastic_operators)
 
   // ---- stepping (the same signatures as FastCD)
   /// Rest state: u_c = 0, at rest, rig at p0.
@@ -123,8 +123,7 @@ class FullCD {
 /// @throws std::invalid_argument for bad meshes/rigs/options; std::runtime_error when a
 ///         factorisation fails.
 FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
-                          const CDOptions& options = {});
+                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options = {});
 
 /// Full order for any rig (rig.hpp): J = rig.jacobian(rest), p0 = rig.rest_params().
 FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, const Rig& rig,

@@ -19,8 +19,8 @@ VectorXd momentum_leak_field(const Eigen::Ref<const MatrixXd>& X, const Eigen::R
     FASTCD_CHECK(options.values.size() == X.rows(), "leak-field values: ", options.values.size(), " given for ",
                  X.rows(), " vertices");
     for (Index v = 0; v < X.rows(); ++v)
-      FASTCD_CHECK(options.values(v) >= 0 && options.values(v) <= 1, "leak-field value ", v, " = ",
-                   options.values(v), " is outside [0, 1]");
+      FASTCD_CHECK(options.values(v) >= 0 && options.values(v) <= 1, "leak-field value ", v, " = ", options.values(v),
+                   " is outside [0, 1]");
     return options.values;
   }
   const VectorXi bnd = boundary_vertices(T);

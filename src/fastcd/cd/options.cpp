@@ -17,7 +17,8 @@ void validate(const CDOptions& o) {
   FASTCD_CHECK(o.clusters >= 1, "clusters must be >= 1, got ", o.clusters);
   FASTCD_CHECK(o.leak.dt > 0 && std::isfinite(o.leak.dt), "leak-field dt must be > 0, got ", o.leak.dt);
   FASTCD_CHECK(o.gravity.size() == 0 || o.gravity.allFinite(), "gravity must be finite");
-  FASTCD_CHECK(o.constraint_rtol > 0 && o.constraint_rtol < 1, "constraint_rtol must lie in (0, 1), got ", o.constraint_rtol);
+  FASTCD_CHECK(o.constraint_rtol > 0 && o.constraint_rtol < 1, "constraint_rtol must lie in (0, 1), got ",
+               o.constraint_rtol);
 }
 
 namespace detail {

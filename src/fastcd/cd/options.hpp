@@ -16,8 +16,8 @@ struct CDOptions {
   int modes = 10;          ///< fast: skinning eigenmodes (subspace size modes*dim*(dim+1))
   int clusters = 20;       ///< fast: rotation clusters
   LeakFieldOptions leak;
-  VectorXd gravity;  ///< external acceleration (dim entries, e.g. (0, -9.8)); empty = none,
-                     ///< as in the tutorial and the 2020 release
+  VectorXd gravity;                ///< external acceleration (dim entries, e.g. (0, -9.8)); empty = none,
+                                   ///< as in the tutorial and the 2020 release
   double constraint_rtol = 1e-10;  ///< relative singular-value cut-off of the constraint rank
   CholeskyBackend backend = CholeskyBackend::Auto;
 };

@@ -17,8 +17,8 @@
 namespace fastcd {
 
 VectorXd rig_rest(const SparseMatrix& J, const SparseMatrix& Mv, const Eigen::Ref<const MatrixXd>& X) {
-  FASTCD_CHECK(J.rows() == X.size(), "J has ", J.rows(), " rows for ", X.rows(), " vertices in ",
-               X.cols(), "D (", X.size(), " DOFs)");
+  FASTCD_CHECK(J.rows() == X.size(), "J has ", J.rows(), " rows for ", X.rows(), " vertices in ", X.cols(), "D (",
+               X.size(), " DOFs)");
   const VectorXd x = flatten(X);
   try {
     return project_into_subspace(x, J, Mv);
@@ -136,8 +136,10 @@ LinearRig cage_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const M
     A.topRows(d) = cage_V.transpose();
     A.row(d).setOnes();
     const Eigen::LDLT<MatrixXd> AAt(A * A.transpose());
-    FASTCD_CHECK(AAt.info() == Eigen::Success && AAt.rcond() > 1e-12, "cage_rig: the cage's vertices are degenerate "
-                 "(they span no ", d, "D volume)");
+    FASTCD_CHECK(AAt.info() == Eigen::Success && AAt.rcond() > 1e-12,
+                 "cage_rig: the cage's vertices are degenerate "
+                 "(they span no ",
+                 d, "D volume)");
     for (Index i = 0; i < X.rows(); ++i) {
       VectorXd r(d + 1);
       r.head(d) = X.row(i).transpose() - cage_V.transpose() * Wc.row(i).transpose();
@@ -160,14 +162,17 @@ struct WireRig::Impl {
   WireDeformer w;
 };
 
-WireRig::WireRig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& handles, int samples_per_segment)
+WireRig::WireRig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& handles,
+                 int samples_per_segment)
     : impl_(std::make_unique<Impl>(Impl{wire_deformer_precompute(X, handles, samples_per_segment)})),
       n_(X.rows()),
       p0_(flatten(handles)) {}
 
 WireRig::~WireRig() = default;
 
-void WireRig::positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const { wire_deform(impl_->w, p, x); }
+void WireRig::positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const {
+  wire_deform(impl_->w, p, x);
+}
 
 SparseMatrix WireRig::jacobian(const Eigen::Ref<const VectorXd>& p) const { return wire_jacobian(impl_->w, p); }
 

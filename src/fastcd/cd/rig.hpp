@@ -124,7 +124,6 @@ class WireRig : public Rig {
 
 /// Tutorial 23's metronome animation handle(p0, i): p0 with its x-translation (entry #p - dim
 /// of the last bone) set to amp * sin(2 pi i / period).
-VectorXd metronome_pose(const Eigen::Ref<const VectorXd>& p0, Index dim, int i, double amp = 3.0,
-                        double period = 80.0);
+VectorXd metronome_pose(const Eigen::Ref<const VectorXd>& p0, Index dim, int i, double amp = 3.0, double period = 80.0);
 
 }  // namespace fastcd

@@ -54,8 +54,8 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
   const auto* linear = dynamic_cast<const LinearRig*>(&rig);
   linear_rig_ = linear != nullptr;
   const VectorXd p0 = rig.rest_params();
-  FASTCD_CHECK(p0.size() == rig.num_params() && p0.allFinite(), "the ", rig.name(), " rig's rest pose has ",
-               p0.size(), " entries for ", rig.num_params(), " parameters, or NaN/Inf");
+  FASTCD_CHECK(p0.size() == rig.num_params() && p0.allFinite(), "the ", rig.name(), " rig's rest pose has ", p0.size(),
+               " entries for ", rig.num_params(), " parameters, or NaN/Inf");
   const auto t0 = Clock::now();
   if (options_.solver == SolverKind::Full) {
     full_ = full_cd_precompute(X, T, rig, options_.cd);
@@ -202,12 +202,12 @@ const VectorXd& Simulation::D() const { return options_.solver == SolverKind::Fu
 
 std::size_t Simulation::memory_bytes() const {
   const std::size_t solver = options_.solver == SolverKind::Full ? full_.memory_bytes() : fast_.memory_bytes();
-  const std::size_t state = vector_bytes({&state_.s, &state_.s_dot, &state_.p, &state_.p_dot, &x_rig_, &x_rig_dot_,
-                                          &x_next_, &uc_, &uc_dot_, &Cu_});
+  const std::size_t state = vector_bytes(
+      {&state_.s, &state_.s_dot, &state_.p, &state_.p_dot, &x_rig_, &x_rig_dot_, &x_next_, &uc_, &uc_dot_, &Cu_});
   const std::size_t ws =
       vector_bytes({&full_ws_.Jp, &full_ws_.yhat, &full_ws_.b0, &full_ws_.x, &full_ws_.F, &full_ws_.R, &full_ws_.b,
-                    &full_ws_.u_prev, &full_ws_.lambda, &full_ws_.scratch, &full_ws_.s_next, &fast_ws_.q,
-                    &fast_ws_.z0, &fast_ws_.F0, &fast_ws_.F, &fast_ws_.r, &fast_ws_.zprev, &fast_ws_.s_next});
+                    &full_ws_.u_prev, &full_ws_.lambda, &full_ws_.scratch, &full_ws_.s_next, &fast_ws_.q, &fast_ws_.z0,
+                    &fast_ws_.F0, &fast_ws_.F, &fast_ws_.r, &fast_ws_.zprev, &fast_ws_.s_next});
   return solver + state + ws;
 }
 

@@ -32,10 +32,10 @@ SolverKind solver_kind(const std::string& name);
 
 struct SimulationOptions {
   SolverKind solver = SolverKind::Full;
-  CDOptions cd;            ///< time step, material, iterations, modes, clusters, leak field, gravity
-  bool dynamics = true;    ///< false: the rig alone (u_c = 0), e.g. to bake the rig's own motion
-  bool monitor = true;     ///< per step: divergence check, constraint residual, kinetic energy
-                           ///< (false: advance is the solver step alone, for benchmarks)
+  CDOptions cd;                           ///< time step, material, iterations, modes, clusters, leak field, gravity
+  bool dynamics = true;                   ///< false: the rig alone (u_c = 0), e.g. to bake the rig's own motion
+  bool monitor = true;                    ///< per step: divergence check, constraint residual, kinetic energy
+                                          ///< (false: advance is the solver step alone, for benchmarks)
   double divergence_extent_ratio = 10.0;  ///< see DivergenceMonitor
   double divergence_energy_ratio = 1e4;
 };
@@ -65,8 +65,8 @@ class Simulation {
   /// @throws std::invalid_argument for bad meshes, options, a rig that does not fit the mesh,
   ///         or a nonlinear rig with the fast solver (its subspace is built for one constant J).
   /// @throws std::runtime_error when a factorisation or eigen-solve fails.
-  Simulation(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-             std::shared_ptr<const Rig> rig, const SimulationOptions& options = {});
+  Simulation(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, std::shared_ptr<const Rig> rig,
+             const SimulationOptions& options = {});
   /// The same for a linear rig x = J p with rest pose p0.
   Simulation(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, const SparseMatrix& J,
              const Eigen::Ref<const VectorXd>& p0, const SimulationOptions& options = {});
@@ -82,10 +82,10 @@ class Simulation {
   void reset();
 
   // ---- state (per-vertex quantities are #V x dim)
-  MatrixXd positions() const;      ///< x_rig(p) + u_c
-  MatrixXd rig_positions() const;  ///< x_rig(p)
-  MatrixXd displacement() const;   ///< u_c, the complementary displacement
-  MatrixXd velocities() const;     ///< x_rig_dot + u_c_dot (finite differences of the last step)
+  MatrixXd positions() const;                      ///< x_rig(p) + u_c
+  MatrixXd rig_positions() const;                  ///< x_rig(p)
+  MatrixXd displacement() const;                   ///< u_c, the complementary displacement
+  MatrixXd velocities() const;                     ///< x_rig_dot + u_c_dot (finite differences of the last step)
   const CDState& state() const { return state_; }  ///< s (u_c or z), s_dot, p, p_dot
   long step_count() const { return stats_.steps; }
   double time() const { return static_cast<double>(stats_.steps) * options_.cd.dt; }
@@ -125,10 +125,10 @@ class Simulation {
   FullCD::Workspace full_ws_;
   FastCD::Workspace fast_ws_;
   VectorXd x_rig_, x_rig_dot_, x_next_;  ///< rig positions now, their velocity, scratch
-  mutable VectorXd uc_, uc_dot_;          ///< lifted u_c and velocity (fast solver)
+  mutable VectorXd uc_, uc_dot_;         ///< lifted u_c and velocity (fast solver)
   mutable bool lifted_ = false;
   std::optional<DivergenceMonitor> monitor_;
-  bool linear_rig_ = true;   ///< a LinearRig: full order steps in parameters
+  bool linear_rig_ = true;  ///< a LinearRig: full order steps in parameters
   double C_norm_ = 0.0;     ///< ||C||_F of the current constraint
   VectorXd Cu_;             ///< scratch: C u_c
   double precompute_s_ = 0.0;

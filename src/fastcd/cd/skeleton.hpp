@@ -39,7 +39,8 @@ std::vector<MatrixXd> forward_kinematics_3d(const Eigen::Ref<const MatrixXd>& C,
 
 /// Rotation from Euler angles (radians) about the columns of `axes`: R = Rz' Ry' Rx' with the
 /// axes taken from `axes` (identity: world z, y, x), the C++ release's convention.
-Eigen::Quaterniond euler_about_axes(const Eigen::Vector3d& euler, const Eigen::Matrix3d& axes = Eigen::Matrix3d::Identity());
+Eigen::Quaterniond euler_about_axes(const Eigen::Vector3d& euler,
+                                    const Eigen::Matrix3d& axes = Eigen::Matrix3d::Identity());
 
 /// Re-expresses an affine map acting on file coordinates as one acting on normalised
 /// coordinates X_n = (X - center) / scale: [A | (A c + t - c) / scale].

@@ -19,17 +19,15 @@ std::string concat(const Args&... args) {
 
 /// Throws std::invalid_argument("<function>: <message>") when `cond` is false.
 /// Usage: FASTCD_CHECK(X.cols() == 2, "X must be #V x 2, got ", X.rows(), " x ", X.cols());
-#define FASTCD_CHECK(cond, ...)                                                       \
-  do {                                                                                \
-    if (!(cond))                                                                      \
-      throw std::invalid_argument(::fastcd::detail::concat(__func__, ": ", __VA_ARGS__)); \
+#define FASTCD_CHECK(cond, ...)                                                                      \
+  do {                                                                                               \
+    if (!(cond)) throw std::invalid_argument(::fastcd::detail::concat(__func__, ": ", __VA_ARGS__)); \
   } while (0)
 
 /// Throws std::runtime_error("<function>: <message>") when `cond` is false (numerical failure).
-#define FASTCD_ENSURE(cond, ...)                                                      \
-  do {                                                                                \
-    if (!(cond))                                                                      \
-      throw std::runtime_error(::fastcd::detail::concat(__func__, ": ", __VA_ARGS__)); \
+#define FASTCD_ENSURE(cond, ...)                                                                  \
+  do {                                                                                            \
+    if (!(cond)) throw std::runtime_error(::fastcd::detail::concat(__func__, ": ", __VA_ARGS__)); \
   } while (0)
 
 /// "r x c" of any Eigen object, for messages.
@@ -47,16 +45,13 @@ void check_dim(Eigen::Index dim, const char* where);
 
 /// X (#V x dim, dim in {2,3}, finite) and T (#T x (dim+1), indices in [0, #V)).
 /// `simplex_size` is the required number of columns of T (0 = dim + 1).
-void check_mesh(const Eigen::Ref<const Eigen::MatrixXd>& X,
-                const Eigen::Ref<const Eigen::MatrixXi>& T, const char* where,
-                Eigen::Index simplex_size = 0);
+void check_mesh(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::MatrixXi>& T,
+                const char* where, Eigen::Index simplex_size = 0);
 
 /// Every index in `idx` lies in [0, n).
-void check_indices(const Eigen::Ref<const Eigen::VectorXi>& idx, Eigen::Index n,
-                   const char* what, const char* where);
+void check_indices(const Eigen::Ref<const Eigen::VectorXi>& idx, Eigen::Index n, const char* what, const char* where);
 
 /// Every entry is finite.
-void check_finite(const Eigen::Ref<const Eigen::MatrixXd>& A, const char* what,
-                  const char* where);
+void check_finite(const Eigen::Ref<const Eigen::MatrixXd>& A, const char* what, const char* where);
 
 }  // namespace fastcd

@@ -14,8 +14,7 @@ constexpr int kTetFacets[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 }  // namespace
 
 BoundaryFacets boundary_facets(const Eigen::Ref<const MatrixXi>& T) {
-  FASTCD_CHECK(T.cols() == 3 || T.cols() == 4, "T must be #T x 3 (triangles) or #T x 4 (tets), got ",
-               shape_of(T));
+  FASTCD_CHECK(T.cols() == 3 || T.cols() == 4, "T must be #T x 3 (triangles) or #T x 4 (tets), got ", shape_of(T));
   FASTCD_CHECK(T.size() == 0 || T.minCoeff() >= 0, "T has a negative index (", T.minCoeff(), ")");
   const int s = static_cast<int>(T.cols()), fs = s - 1;
   auto facet = [&](Index e, int a, int k) { return s == 3 ? T(e, kTriFacets[a][k]) : T(e, kTetFacets[a][k]); };
@@ -23,7 +22,9 @@ BoundaryFacets boundary_facets(const Eigen::Ref<const MatrixXi>& T) {
   std::map<std::array<int, 3>, int> count;
   auto key = [&](Index e, int a) {
     std::array<int, 3> k{facet(e, a, 0), facet(e, a, 1), fs == 3 ? facet(e, a, 2) : -1};
-    auto order = [](int& x, int& y) { if (y < x) std::swap(x, y); };
+    auto order = [](int& x, int& y) {
+      if (y < x) std::swap(x, y);
+    };
     if (fs == 3) {
       order(k[0], k[1]);
       order(k[1], k[2]);

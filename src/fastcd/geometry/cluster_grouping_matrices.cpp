@@ -5,12 +5,11 @@
 
 namespace fastcd {
 
-ClusterGrouping cluster_grouping_matrices(const Eigen::Ref<const VectorXi>& l,
-                                          const Eigen::Ref<const MatrixXd>& V,
+ClusterGrouping cluster_grouping_matrices(const Eigen::Ref<const VectorXi>& l, const Eigen::Ref<const MatrixXd>& V,
                                           const Eigen::Ref<const MatrixXi>& T) {
   check_mesh(V, T, "cluster_grouping_matrices");
-  FASTCD_CHECK(l.size() == T.rows(), "need one label per element: l has ", l.size(),
-               " entries, T has ", T.rows(), " rows");
+  FASTCD_CHECK(l.size() == T.rows(), "need one label per element: l has ", l.size(), " entries, T has ", T.rows(),
+               " rows");
   FASTCD_CHECK(l.minCoeff() >= 0, "labels must be >= 0, got ", l.minCoeff());
   const Index c = l.maxCoeff() + 1, t = T.rows();
   ClusterGrouping out;

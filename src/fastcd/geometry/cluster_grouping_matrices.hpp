@@ -18,8 +18,7 @@ struct ClusterGrouping {
 /// @param l  #T cluster label per element, in [0, #C).
 /// @param V  #V x dim vertices, T #T x (dim+1) simplices (volumes weight Gm).
 /// @throws std::invalid_argument for mismatched sizes or negative labels.
-ClusterGrouping cluster_grouping_matrices(const Eigen::Ref<const VectorXi>& l,
-                                          const Eigen::Ref<const MatrixXd>& V,
+ClusterGrouping cluster_grouping_matrices(const Eigen::Ref<const VectorXi>& l, const Eigen::Ref<const MatrixXd>& V,
                                           const Eigen::Ref<const MatrixXi>& T);
 
 }  // namespace fastcd

@@ -5,8 +5,7 @@
 
 namespace fastcd {
 
-SparseMatrix deformation_jacobian(const Eigen::Ref<const MatrixXd>& X,
-                                  const Eigen::Ref<const MatrixXi>& T) {
+SparseMatrix deformation_jacobian(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T) {
   check_mesh(X, T, "deformation_jacobian");
   return detail::dispatch_dim(X.cols(), "deformation_jacobian", [&]<int dim>() {
     std::vector<Triplet> trip;
@@ -15,8 +14,7 @@ SparseMatrix deformation_jacobian(const Eigen::Ref<const MatrixXd>& X,
       const auto grads = detail::shape_gradients<dim>(X, T, e, "deformation_jacobian");
       for (int a = 0; a <= dim; ++a)
         for (int i = 0; i < dim; ++i)
-          for (int j = 0; j < dim; ++j)
-            trip.emplace_back(e * dim * dim + i * dim + j, T(e, a) * dim + i, grads(a, j));
+          for (int j = 0; j < dim; ++j) trip.emplace_back(e * dim * dim + i * dim + j, T(e, a) * dim + i, grads(a, j));
     }
     SparseMatrix G(T.rows() * dim * dim, X.rows() * dim);
     G.setFromTriplets(trip.begin(), trip.end());

@@ -12,7 +12,6 @@ namespace fastcd {
 /// @param T  #T x (dim+1) simplices (either orientation).
 /// @return   (dim^2 * #T) x (dim * #V) sparse matrix, (dim+1)*dim^2 non-zeros per element.
 /// @throws std::invalid_argument for bad shapes/indices or a degenerate element (named).
-SparseMatrix deformation_jacobian(const Eigen::Ref<const MatrixXd>& X,
-                                  const Eigen::Ref<const MatrixXi>& T);
+SparseMatrix deformation_jacobian(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T);
 
 }  // namespace fastcd

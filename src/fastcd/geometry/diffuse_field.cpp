@@ -26,8 +26,8 @@ MatrixXd diffuse_field(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
                        std::optional<double> dt, bool normalize) {
   check_mesh(V, T, "diffuse_field");
   const Index n = V.rows();
-  FASTCD_CHECK(phi.rows() == bI.size(), "phi must have one row per seed: bI has ", bI.size(),
-               " entries, phi is ", shape_of(phi));
+  FASTCD_CHECK(phi.rows() == bI.size(), "phi must have one row per seed: bI has ", bI.size(), " entries, phi is ",
+               shape_of(phi));
   FASTCD_CHECK(bI.size() > 0, "no seed vertices given");
   check_indices(bI, n, "bI", "diffuse_field");
   check_finite(phi, "phi", "diffuse_field");
@@ -54,8 +54,10 @@ MatrixXd diffuse_field(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
       for (SparseMatrix::InnerIterator it(Q, c); it; ++it) {
         const Index r = slot[it.row()];
         if (r < 0) continue;
-        if (slot[c] >= 0) qii.emplace_back(r, slot[c], it.value());
-        else rhs.row(r) -= it.value() * W.row(c);
+        if (slot[c] >= 0)
+          qii.emplace_back(r, slot[c], it.value());
+        else
+          rhs.row(r) -= it.value() * W.row(c);
       }
     SparseMatrix Qii(ni, ni);
     Qii.setFromTriplets(qii.begin(), qii.end());

@@ -8,12 +8,10 @@
 
 namespace fastcd {
 
-SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X,
-                                 const Eigen::Ref<const MatrixXi>& T,
+SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                                  const Eigen::Ref<const VectorXd>& mu, bool vector) {
   check_mesh(X, T, "dirichlet_laplacian");
-  FASTCD_CHECK(mu.size() == T.rows(), "mu must be a scalar or #T = ", T.rows(),
-               " values, got ", mu.size());
+  FASTCD_CHECK(mu.size() == T.rows(), "mu must be a scalar or #T = ", T.rows(), " values, got ", mu.size());
   check_finite(mu, "mu", "dirichlet_laplacian");
   SparseMatrix K = detail::dispatch_dim(X.cols(), "dirichlet_laplacian", [&]<int dim>() {
     std::vector<Triplet> trip;
@@ -32,8 +30,8 @@ SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X,
   return vector ? kron_identity(K, X.cols()) : K;
 }
 
-SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X,
-                                 const Eigen::Ref<const MatrixXi>& T, double mu, bool vector) {
+SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, double mu,
+                                 bool vector) {
   return dirichlet_laplacian(X, T, VectorXd::Constant(T.rows(), mu), vector);
 }
 

@@ -13,11 +13,9 @@ namespace fastcd {
 /// @param mu      stiffness, scalar or per element (#T).
 /// @param vector  lift to #V*dim DOFs.
 /// @throws std::invalid_argument for bad shapes, a degenerate element or non-finite mu.
-SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X,
-                                 const Eigen::Ref<const MatrixXi>& T, double mu = 1.0,
-                                 bool vector = false);
-SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X,
-                                 const Eigen::Ref<const MatrixXi>& T,
+SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                                 double mu = 1.0, bool vector = false);
+SparseMatrix dirichlet_laplacian(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                                  const Eigen::Ref<const VectorXd>& mu, bool vector = false);
 
 }  // namespace fastcd

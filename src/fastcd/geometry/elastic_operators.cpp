@@ -10,9 +10,8 @@
 
 namespace fastcd {
 
-ElasticOperators elastic_operators(const Eigen::Ref<const MatrixXd>& X,
-                                   const Eigen::Ref<const MatrixXi>& T, double ym, double pr,
-                                   double rho) {
+ElasticOperators elastic_operators(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, double ym,
+                                   double pr, double rho) {
   check_mesh(X, T, "elastic_operators");
   FASTCD_CHECK(rho > 0 && std::isfinite(rho), "density must be finite and > 0, got ", rho);
   ElasticOperators op;

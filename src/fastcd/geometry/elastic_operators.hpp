@@ -19,8 +19,7 @@ struct ElasticOperators {
 /// Builds the ARAP operators for Young's modulus `ym`, Poisson ratio `pr` (tutorial 23 uses 0) and
 /// density `rho`. The ARAP energy is sum_e mu vol_e / 2 ||F_e - R_e||^2.
 /// @throws std::invalid_argument for bad meshes, degenerate elements or bad material values.
-ElasticOperators elastic_operators(const Eigen::Ref<const MatrixXd>& X,
-                                   const Eigen::Ref<const MatrixXi>& T, double ym = 1e5,
-                                   double pr = 0.0, double rho = 1e3);
+ElasticOperators elastic_operators(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                                   double ym = 1e5, double pr = 0.0, double rho = 1e3);
 
 }  // namespace fastcd

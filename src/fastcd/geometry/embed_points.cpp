@@ -57,8 +57,9 @@ Eigen::Vector3d closest_on_triangle(const Eigen::Vector3d& p, const Eigen::Vecto
 
 /// Closest point to x on the boundary of simplex e (x is known to be outside it).
 template <int dim>
-Eigen::Matrix<double, dim, 1> closest_on_simplex(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                                                 Index e, const Eigen::Matrix<double, dim, 1>& x) {
+Eigen::Matrix<double, dim, 1> closest_on_simplex(const Eigen::Ref<const MatrixXd>& X,
+                                                 const Eigen::Ref<const MatrixXi>& T, Index e,
+                                                 const Eigen::Matrix<double, dim, 1>& x) {
   using Vec = Eigen::Matrix<double, dim, 1>;
   auto corner = [&](int a) -> Vec { return X.row(T(e, a)).transpose(); };
   Vec best = corner(0);
@@ -107,7 +108,8 @@ Embedding embed_points(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
     const Vec cell = ((bmax - bmin) / res).cwiseMax(1e-300);
     auto cell_of = [&](const Vec& x) {
       Eigen::Matrix<int, dim, 1> c;
-      for (int k = 0; k < dim; ++k) c(k) = std::clamp(static_cast<int>(std::floor((x(k) - bmin(k)) / cell(k))), 0, res - 1);
+      for (int k = 0; k < dim; ++k)
+        c(k) = std::clamp(static_cast<int>(std::floor((x(k) - bmin(k)) / cell(k))), 0, res - 1);
       return c;
     };
     auto flat = [&](const Eigen::Matrix<int, dim, 1>& c) {

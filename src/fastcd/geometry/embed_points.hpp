@@ -5,9 +5,9 @@
 namespace fastcd {
 
 struct Embedding {
-  SparseMatrix E;       ///< #P x #V, rows of barycentric weights (sum 1): positions = E X
-  VectorXi element;     ///< #P containing (or nearest) element of each point
-  VectorXd distance;    ///< #P distance from the point to its element (0 when inside)
+  SparseMatrix E;     ///< #P x #V, rows of barycentric weights (sum 1): positions = E X
+  VectorXi element;   ///< #P containing (or nearest) element of each point
+  VectorXd distance;  ///< #P distance from the point to its element (0 when inside)
 };
 
 /// Finds for every point the simplex that contains it (barycentric coordinates >= -tol) or,

@@ -6,8 +6,7 @@ namespace fastcd {
 
 SparseMatrix lbs_jacobian(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXd>& W) {
   FASTCD_CHECK(V.cols() >= 1, "V must have at least one column, got ", shape_of(V));
-  FASTCD_CHECK(W.rows() == V.rows(), "W must have one row per vertex: V is ", shape_of(V),
-               ", W is ", shape_of(W));
+  FASTCD_CHECK(W.rows() == V.rows(), "W must have one row per vertex: V is ", shape_of(V), ", W is ", shape_of(W));
   check_finite(V, "V", "lbs_jacobian");
   check_finite(W, "W", "lbs_jacobian");
   const Index n = V.rows(), d = V.cols(), nb = W.cols();

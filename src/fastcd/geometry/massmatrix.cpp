@@ -10,11 +10,9 @@ namespace fastcd {
 SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                         const Eigen::Ref<const VectorXd>& rho) {
   check_mesh(X, T, "massmatrix");
-  FASTCD_CHECK(rho.size() == T.rows(), "rho must be a scalar or #T = ", T.rows(),
-               " values, got ", rho.size());
+  FASTCD_CHECK(rho.size() == T.rows(), "rho must be a scalar or #T = ", T.rows(), " values, got ", rho.size());
   for (Index e = 0; e < rho.size(); ++e)
-    FASTCD_CHECK(std::isfinite(rho(e)) && rho(e) >= 0.0, "rho(", e, ") = ", rho(e),
-                 " must be finite and >= 0");
+    FASTCD_CHECK(std::isfinite(rho(e)) && rho(e) >= 0.0, "rho(", e, ") = ", rho(e), " must be finite and >= 0");
   const VectorXd vol = volume(X, T).cwiseAbs();
   VectorXd m = VectorXd::Zero(X.rows());
   const double share = 1.0 / static_cast<double>(T.cols());
@@ -23,8 +21,7 @@ SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<co
   return sparse_diagonal(m);
 }
 
-SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                        double rho) {
+SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, double rho) {
   FASTCD_CHECK(std::isfinite(rho) && rho >= 0.0, "rho = ", rho, " must be finite and >= 0");
   return massmatrix(X, T, VectorXd::Constant(T.rows(), rho));
 }

@@ -16,8 +16,7 @@ namespace fastcd {
 /// @return     #V x #V diagonal sparse matrix. Lift to DOFs with kron(M, I_dim) (see
 ///             `kron_identity`).
 /// @throws std::invalid_argument on bad shapes/indices, non-finite or negative density.
-SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                        double rho = 1.0);
+SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, double rho = 1.0);
 SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                         const Eigen::Ref<const VectorXd>& rho);
 

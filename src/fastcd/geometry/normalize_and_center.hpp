@@ -5,9 +5,9 @@
 namespace fastcd {
 
 struct NormalizedPositions {
-  MatrixXd X;          ///< s * (X + t)
+  MatrixXd X;            ///< s * (X + t)
   Eigen::RowVectorXd t;  ///< translation applied first (= -vertex centroid)
-  double s = 1.0;      ///< scale applied second (= 2 / largest bounding-box extent)
+  double s = 1.0;        ///< scale applied second (= 2 / largest bounding-box extent)
 };
 
 /// simkit.normalize_and_center (which works in place; here the input is left untouched):

@@ -12,8 +12,7 @@ Mesh triangulated_grid(int nx, int ny) {
   Mesh m;
   m.X.resize(static_cast<Index>(nx) * ny, 2);
   for (int y = 0; y < ny; ++y)
-    for (int x = 0; x < nx; ++x)
-      m.X.row(x + nx * y) << double(x) / (nx - 1), double(y) / (ny - 1);
+    for (int x = 0; x < nx; ++x) m.X.row(x + nx * y) << double(x) / (nx - 1), double(y) / (ny - 1);
   m.T.resize(2 * static_cast<Index>(nx - 1) * (ny - 1), 3);
   for (int y = 0; y < ny - 1; ++y)
     for (int x = 0; x < nx - 1; ++x) {

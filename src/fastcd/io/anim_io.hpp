@@ -25,14 +25,14 @@ struct BoneAnimation3D {
   MatrixXd bone_rest_euler;                    ///< #bones x 3 (degrees)
   std::vector<Eigen::Vector3d> root_rotation;  ///< per frame (degrees)
   std::vector<Eigen::Vector3d> root_translation;
-  std::vector<MatrixXd> bone_euler;            ///< per frame, #bones x 3 (degrees)
+  std::vector<MatrixXd> bone_euler;  ///< per frame, #bones x 3 (degrees)
 };
 BoneAnimation3D read_bone_animation_3d(const std::string& path);
 
 /// 3D point handles: header "handles frames"; per handle its rest translation (3) and rest
 /// Euler angles (3, degrees); then per frame and handle a translation (3) and Euler angles (3).
 struct PointAnimation3D {
-  MatrixXd rest_translation, rest_euler;   ///< #handles x 3
+  MatrixXd rest_translation, rest_euler;     ///< #handles x 3
   std::vector<MatrixXd> translation, euler;  ///< per frame, #handles x 3
 };
 PointAnimation3D read_point_animation_3d(const std::string& path);

@@ -25,8 +25,7 @@ std::string random_suffix(std::mt19937_64& rng) {
 // Creates a new, empty, exclusively-created temporary file next to `path`.
 std::string create_temp_next_to(const std::string& path) {
   std::random_device rd;
-  std::mt19937_64 rng((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
-                      static_cast<std::uint64_t>(::getpid()));
+  std::mt19937_64 rng((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(::getpid()));
   int last_errno = 0;
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string tmp = path + ".tmp-" + random_suffix(rng);
@@ -38,17 +37,14 @@ std::string create_temp_next_to(const std::string& path) {
     last_errno = errno;
     if (last_errno != EEXIST) break;
   }
-  throw std::runtime_error("cannot create temporary file next to '" + path +
-                           "': " + std::strerror(last_errno));
+  throw std::runtime_error("cannot create temporary file next to '" + path + "': " + std::strerror(last_errno));
 }
 
 }  // namespace
 
-void write_file_atomically(const std::string& path,
-                           const std::function<void(const std::string& tmp_path)>& write) {
+void write_file_atomically(const std::string& path, const std::function<void(const std::string& tmp_path)>& write) {
   if (path.empty()) throw std::invalid_argument("write_file_atomically: empty path");
-  if (path.back() == '/')
-    throw std::invalid_argument("write_file_atomically: path '" + path + "' names a directory");
+  if (path.back() == '/') throw std::invalid_argument("write_file_atomically: path '" + path + "' names a directory");
   if (!write) throw std::invalid_argument("write_file_atomically: empty write callback");
 
   const std::string tmp = create_temp_next_to(path);

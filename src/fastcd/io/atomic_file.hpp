@@ -23,7 +23,6 @@ namespace fastcd {
 ///         (e.g. missing directory, no permission) or the rename fails;
 ///         the message names the file and the system error.
 /// @throws whatever `write` throws.
-void write_file_atomically(const std::string& path,
-                           const std::function<void(const std::string& tmp_path)>& write);
+void write_file_atomically(const std::string& path, const std::function<void(const std::string& tmp_path)>& write);
 
 }  // namespace fastcd

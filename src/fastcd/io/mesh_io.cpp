@@ -2,8 +2,8 @@
 #include "fastcd/io/mesh_io.hpp"
 
 #include <climits>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -50,8 +50,7 @@ void append_row3(std::string& out, const Eigen::Ref<const MatrixXd>& V, Index i)
 int resolve_obj_index(std::string_view tok, long long count, const char* what, const char* plural,
                       const LineReader& r) {
   long long v = 0;
-  if (!detail::parse_int(tok, v))
-    r.fail(std::string("expected a ") + what + " index (an integer), got " + quote(tok));
+  if (!detail::parse_int(tok, v)) r.fail(std::string("expected a ") + what + " index (an integer), got " + quote(tok));
   if (v == 0) r.fail(std::string(what) + " index 0 is invalid (OBJ indices start at 1)");
   const long long idx = v > 0 ? v - 1 : count + v;
   if (idx < 0 || idx >= count) {
@@ -59,9 +58,8 @@ int resolve_obj_index(std::string_view tok, long long count, const char* what, c
     if (count == 0)
       msg += std::string("no ") + plural + " defined so far";
     else
-      msg += std::to_string(count) + " " + (count == 1 ? what : plural) +
-             " defined so far (valid: 1.." + std::to_string(count) + " or -" +
-             std::to_string(count) + "..-1)";
+      msg += std::to_string(count) + " " + (count == 1 ? what : plural) + " defined so far (valid: 1.." +
+             std::to_string(count) + " or -" + std::to_string(count) + "..-1)";
     r.fail(msg);
   }
   return static_cast<int>(idx);
@@ -69,8 +67,7 @@ int resolve_obj_index(std::string_view tok, long long count, const char* what, c
 
 bool is_identifier(std::string_view s) {
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
   return !s.empty();
 }
 
@@ -87,8 +84,7 @@ SurfaceMesh read_obj_impl(const std::string& path, const char* fn) {
     std::string_view key;
     tk.next(key);
     if (key == "v") {
-      for (const char* c : {"x coordinate", "y coordinate", "z coordinate"})
-        V.push_back(detail::next_finite(tk, r, c));
+      for (const char* c : {"x coordinate", "y coordinate", "z coordinate"}) V.push_back(detail::next_finite(tk, r, c));
       std::string_view extra;
       while (tk.next(extra)) {  // w or vertex colours: must still be numbers
         double d = 0;
@@ -120,8 +116,8 @@ SurfaceMesh read_obj_impl(const std::string& path, const char* fn) {
         }
       }
       if (corners.size() < 3)
-        r.fail("face has " + std::to_string(corners.size()) + " corner" +
-               (corners.size() == 1 ? "" : "s") + "; at least 3 are needed");
+        r.fail("face has " + std::to_string(corners.size()) + " corner" + (corners.size() == 1 ? "" : "s") +
+               "; at least 3 are needed");
       for (std::size_t i = 1; i + 1 < corners.size(); ++i) {
         F.push_back(corners[0]);
         F.push_back(corners[i]);
@@ -143,8 +139,7 @@ SurfaceMesh read_off_impl(const std::string& path) {
   const std::string text = detail::read_file_bytes(path, fn);
   LineReader r(text, path, fn, "OFF");
   std::string_view line;
-  if (!r.next_content(line, '#'))
-    detail::fail_file(fn, path, "no content (only comments or blanks)");
+  if (!r.next_content(line, '#')) detail::fail_file(fn, path, "no content (only comments or blanks)");
   Tokens head(line);
   std::string_view tok;
   head.next(tok);
@@ -185,21 +180,18 @@ SurfaceMesh read_off_impl(const std::string& path) {
     if (!r.next_content(line, '#'))
       r.fail_eof("expected " + std::to_string(nv) + " vertices, found " + std::to_string(i));
     Tokens tk(line);
-    for (const char* c : {"x coordinate", "y coordinate", "z coordinate"})
-      V.push_back(detail::next_finite(tk, r, c));
+    for (const char* c : {"x coordinate", "y coordinate", "z coordinate"}) V.push_back(detail::next_finite(tk, r, c));
   }
   std::vector<int> F;
   F.reserve(static_cast<std::size_t>(nf) * 3);
   for (long long f = 0; f < nf; ++f) {
-    if (!r.next_content(line, '#'))
-      r.fail_eof("expected " + std::to_string(nf) + " faces, found " + std::to_string(f));
+    if (!r.next_content(line, '#')) r.fail_eof("expected " + std::to_string(nf) + " faces, found " + std::to_string(f));
     Tokens tk(line);
     const long long k = detail::next_int(tk, r, "face corner count", 0, 1 << 20);
     if (k < 3) r.fail("face has " + std::to_string(k) + " corners; at least 3 are needed");
     std::vector<int> c(static_cast<std::size_t>(k));
     for (long long j = 0; j < k; ++j)
-      c[static_cast<std::size_t>(j)] =
-          static_cast<int>(detail::next_int(tk, r, "vertex index", 0, nv - 1));
+      c[static_cast<std::size_t>(j)] = static_cast<int>(detail::next_int(tk, r, "vertex index", 0, nv - 1));
     for (std::size_t j = 1; j + 1 < c.size(); ++j) {
       F.push_back(c[0]);
       F.push_back(c[j]);
@@ -249,8 +241,7 @@ MeditMesh read_mesh_impl(const std::string& path) {
     r.check_count_fits(count, 2 * static_cast<std::size_t>(k + 1), what);
     out.reserve(static_cast<std::size_t>(count * k));
     for (long long e = 0; e < count; ++e) {
-      for (int a = 0; a < k; ++a)
-        out.push_back(static_cast<int>(ts.integer("vertex index", 1, nv) - 1));
+      for (int a = 0; a < k; ++a) out.push_back(static_cast<int>(ts.integer("vertex index", 1, nv) - 1));
       ts.integer("reference number", LLONG_MIN, LLONG_MAX);
     }
   };
@@ -298,8 +289,7 @@ MeditMesh read_mesh_impl(const std::string& path) {
   m.X = to_matrix(V, dim);
   if (dim == 3) {
     if (tets.empty())
-      detail::fail_file(fn, path,
-                        "no tetrahedra: a 3D surface mesh (Triangles only) is not a volume mesh");
+      detail::fail_file(fn, path, "no tetrahedra: a 3D surface mesh (Triangles only) is not a volume mesh");
     m.T = to_matrix(tets, 4);
     m.F = to_matrix(tris, 3);
   } else {
@@ -313,13 +303,12 @@ MeditMesh read_mesh_impl(const std::string& path) {
 // ---------------------------------------------------------------------------- TetGen
 
 // Reads a record's leading index, which must be `expected` (records numbered from the base).
-void expect_record_index(Tokens& tk, const LineReader& r, const char* what, long long expected,
-                         long long base) {
+void expect_record_index(Tokens& tk, const LineReader& r, const char* what, long long expected, long long base) {
   const long long v = detail::next_int(tk, r, what, LLONG_MIN, LLONG_MAX);
   if (v != expected)
-    r.fail(std::string(what) + " is " + std::to_string(v) + ", expected " +
-           std::to_string(expected) + " (records must be numbered consecutively from the base " +
-           std::to_string(base) + " set by the first node)");
+    r.fail(std::string(what) + " is " + std::to_string(v) + ", expected " + std::to_string(expected) +
+           " (records must be numbered consecutively from the base " + std::to_string(base) +
+           " set by the first node)");
 }
 
 Mesh read_tetgen_impl(const std::string& node_path, const std::string& ele_path) {
@@ -327,8 +316,7 @@ Mesh read_tetgen_impl(const std::string& node_path, const std::string& ele_path)
   const std::string node_text = detail::read_file_bytes(node_path, fn);
   LineReader nr(node_text, node_path, fn, "TetGen .node");
   std::string_view line;
-  if (!nr.next_content(line, '#'))
-    detail::fail_file(fn, node_path, "no content (only comments or blanks)");
+  if (!nr.next_content(line, '#')) detail::fail_file(fn, node_path, "no content (only comments or blanks)");
   Tokens h(line);
   const long long nv = detail::next_int(h, nr, "node count", 1, INT_MAX);
   const int dim = static_cast<int>(detail::next_int(h, nr, "dimension", 2, 3));
@@ -365,15 +353,13 @@ Mesh read_tetgen_impl(const std::string& node_path, const std::string& ele_path)
 
   const std::string ele_text = detail::read_file_bytes(ele_path, fn);
   LineReader er(ele_text, ele_path, fn, "TetGen .ele");
-  if (!er.next_content(line, '#'))
-    detail::fail_file(fn, ele_path, "no content (only comments or blanks)");
+  if (!er.next_content(line, '#')) detail::fail_file(fn, ele_path, "no content (only comments or blanks)");
   Tokens eh(line);
   const long long ne = detail::next_int(eh, er, "element count", 1, INT_MAX);
   const long long k = detail::next_int(eh, er, "nodes per element", 1, 64);
   if (k != dim + 1)
-    er.fail("elements have " + std::to_string(k) + " nodes but the " + std::to_string(dim) +
-            "D .node file needs " + std::to_string(dim + 1) +
-            " (only linear triangles/tetrahedra are supported)");
+    er.fail("elements have " + std::to_string(k) + " nodes but the " + std::to_string(dim) + "D .node file needs " +
+            std::to_string(dim + 1) + " (only linear triangles/tetrahedra are supported)");
   long long eattr = 0;
   if (eh.next(t) && (!detail::parse_int(t, eattr) || eattr < 0 || eattr > 1000))
     er.fail("expected the region attribute count (0..1000), got " + quote(t));
@@ -387,8 +373,7 @@ Mesh read_tetgen_impl(const std::string& node_path, const std::string& ele_path)
     Tokens tk(line);
     expect_record_index(tk, er, "element index", base + e, base);
     for (long long a = 0; a < k; ++a)
-      T.push_back(
-          static_cast<int>(detail::next_int(tk, er, "node index", base, base + nv - 1) - base));
+      T.push_back(static_cast<int>(detail::next_int(tk, er, "node index", base, base + nv - 1) - base));
     for (long long a = 0; a < eattr; ++a) detail::next_finite(tk, er, "element attribute");
     detail::expect_no_more(tk, er, "the element record");
   }
@@ -421,8 +406,7 @@ Mesh read_obj_2d(const std::string& path) {
   return {s.V.leftCols(2), s.F};
 }
 
-void write_obj(const std::string& path, const Eigen::Ref<const MatrixXd>& V,
-               const Eigen::Ref<const MatrixXi>& F) {
+void write_obj(const std::string& path, const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F) {
   const char* fn = "write_obj";
   detail::check_positions(fn, "V", V, 2, 3);
   detail::check_polygons(fn, "F", F, V.rows(), 3);
@@ -446,8 +430,7 @@ void write_obj(const std::string& path, const Eigen::Ref<const MatrixXd>& V,
 
 SurfaceMesh read_off(const std::string& path) { return read_off_impl(path); }
 
-void write_off(const std::string& path, const Eigen::Ref<const MatrixXd>& V,
-               const Eigen::Ref<const MatrixXi>& F) {
+void write_off(const std::string& path, const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F) {
   const char* fn = "write_off";
   detail::check_positions(fn, "V", V, 2, 3);
   detail::check_polygons(fn, "F", F, V.rows(), 3);
@@ -473,16 +456,15 @@ void write_off(const std::string& path, const Eigen::Ref<const MatrixXd>& V,
 
 MeditMesh read_mesh(const std::string& path) { return read_mesh_impl(path); }
 
-void write_mesh(const std::string& path, const Eigen::Ref<const MatrixXd>& X,
-                const Eigen::Ref<const MatrixXi>& T, const Eigen::Ref<const MatrixXi>& F) {
+void write_mesh(const std::string& path, const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                const Eigen::Ref<const MatrixXi>& F) {
   const char* fn = "write_mesh";
   detail::check_positions(fn, "X", X, 2, 3);
   const Index dim = X.cols();
   detail::check_simplices(fn, "T", T, X.rows(), dim + 1);
   if (F.rows() > 0) {
     if (dim == 2)
-      throw std::invalid_argument(std::string(fn) +
-                                  ": F must be empty for a 2D mesh (its triangles are T)");
+      throw std::invalid_argument(std::string(fn) + ": F must be empty for a 2D mesh (its triangles are T)");
     detail::check_simplices(fn, "F", F, X.rows(), 3);
   }
   std::string out = "MeshVersionFormatted 1\nDimension ";
@@ -524,16 +506,13 @@ Mesh read_tetgen(const std::string& node_path, const std::string& ele_path) {
   return read_tetgen_impl(node_path, ele_path);
 }
 
-void write_tetgen(const std::string& node_path, const std::string& ele_path,
-                  const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                  int base) {
+void write_tetgen(const std::string& node_path, const std::string& ele_path, const Eigen::Ref<const MatrixXd>& X,
+                  const Eigen::Ref<const MatrixXi>& T, int base) {
   const char* fn = "write_tetgen";
   if (base != 0 && base != 1)
-    throw std::invalid_argument(std::string(fn) + ": base must be 0 or 1, got " +
-                                std::to_string(base));
+    throw std::invalid_argument(std::string(fn) + ": base must be 0 or 1, got " + std::to_string(base));
   if (node_path == ele_path)
-    throw std::invalid_argument(std::string(fn) + ": node_path and ele_path are the same file '" +
-                                node_path + "'");
+    throw std::invalid_argument(std::string(fn) + ": node_path and ele_path are the same file '" + node_path + "'");
   detail::check_positions(fn, "X", X, 2, 3);
   const Index dim = X.cols();
   if (X.rows() == 0) throw std::invalid_argument(std::string(fn) + ": X is empty");

@@ -56,8 +56,7 @@ Mesh read_obj_2d(const std::string& path);
 /// @param F  #F x k polygons (k >= 3), indices in [0, #V).
 /// @throws std::invalid_argument for bad shapes, non-finite V or out-of-range F.
 /// @throws std::runtime_error if the file cannot be written.
-void write_obj(const std::string& path, const Eigen::Ref<const MatrixXd>& V,
-               const Eigen::Ref<const MatrixXi>& F);
+void write_obj(const std::string& path, const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F);
 
 // ------------------------------------------------------------------------------------ OFF
 
@@ -70,8 +69,7 @@ SurfaceMesh read_off(const std::string& path);
 
 /// Writes `OFF`, the counts and 0-based faces. A #V x 2 V is written with z = 0.
 /// @throws as write_obj.
-void write_off(const std::string& path, const Eigen::Ref<const MatrixXd>& V,
-               const Eigen::Ref<const MatrixXi>& F);
+void write_off(const std::string& path, const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F);
 
 // -------------------------------------------------------------------------------- Medit
 
@@ -99,8 +97,7 @@ MeditMesh read_mesh(const std::string& path);
 /// @param F  optional #F x 3 triangles written as the Triangles block of a 3D file.
 /// @throws std::invalid_argument for bad shapes, non-finite X, out-of-range T/F, or F given
 ///         for a 2D mesh.
-void write_mesh(const std::string& path, const Eigen::Ref<const MatrixXd>& X,
-                const Eigen::Ref<const MatrixXi>& T,
+void write_mesh(const std::string& path, const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                 const Eigen::Ref<const MatrixXi>& F = MatrixXi(0, 3));
 
 // --------------------------------------------------------------------------------- Gmsh
@@ -135,9 +132,8 @@ MshMesh read_msh(const std::string& path);
 /// @param format    version and encoding (binary = little-endian, size_t of 8 bytes).
 /// @throws std::invalid_argument for bad shapes, non-finite X, out-of-range T, or a
 ///         `physical` of the wrong size or with negative tags.
-void write_msh(const std::string& path, const Eigen::Ref<const MatrixXd>& X,
-               const Eigen::Ref<const MatrixXi>& T, MshFormat format = MshFormat::V22Ascii,
-               const Eigen::Ref<const VectorXi>& physical = VectorXi());
+void write_msh(const std::string& path, const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+               MshFormat format = MshFormat::V22Ascii, const Eigen::Ref<const VectorXi>& physical = VectorXi());
 
 // ------------------------------------------------------------------------------- TetGen
 
@@ -155,9 +151,8 @@ Mesh read_tetgen(const std::string& node_path, const std::string& ele_path);
 /// Writes a .node / .ele pair with indices starting at `base` (0 or 1), no attributes and
 /// no boundary markers.
 /// @throws std::invalid_argument for bad shapes, non-finite X, out-of-range T, base not 0/1.
-void write_tetgen(const std::string& node_path, const std::string& ele_path,
-                  const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                  int base = 0);
+void write_tetgen(const std::string& node_path, const std::string& ele_path, const Eigen::Ref<const MatrixXd>& X,
+                  const Eigen::Ref<const MatrixXi>& T, int base = 0);
 
 // ---------------------------------------------------------------------- any volume mesh
 

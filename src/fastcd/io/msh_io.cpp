@@ -114,13 +114,10 @@ class MshReader {
   // line number in ASCII files, as a byte offset in binary ones.
   [[noreturn]] void fail(const std::string& what) const {
     if (binary_)
-      throw std::runtime_error(std::string(kRead) + ": '" + path_ + "' byte " +
-                               std::to_string(mark_) + ": " + what);
+      throw std::runtime_error(std::string(kRead) + ": '" + path_ + "' byte " + std::to_string(mark_) + ": " + what);
     const std::size_t line =
-        1 + static_cast<std::size_t>(
-                std::count(b_.begin(), b_.begin() + static_cast<std::ptrdiff_t>(mark_), '\n'));
-    throw std::runtime_error(std::string(kRead) + ": '" + path_ + "' line " + std::to_string(line) +
-                             ": " + what);
+        1 + static_cast<std::size_t>(std::count(b_.begin(), b_.begin() + static_cast<std::ptrdiff_t>(mark_), '\n'));
+    throw std::runtime_error(std::string(kRead) + ": '" + path_ + "' line " + std::to_string(line) + ": " + what);
   }
   std::size_t remaining() const { return b_.size() - pos_; }
   static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -157,11 +154,10 @@ class MshReader {
   long long text_int(const char* what, long long lo, long long hi) {
     std::string_view t = token(what);
     long long v = 0;
-    if (!detail::parse_int(t, v))
-      fail(std::string("expected ") + what + " (an integer), got " + quote(t));
+    if (!detail::parse_int(t, v)) fail(std::string("expected ") + what + " (an integer), got " + quote(t));
     if (v < lo || v > hi)
-      fail(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) +
-           ", " + std::to_string(hi) + "]");
+      fail(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
+           std::to_string(hi) + "]");
     return v;
   }
   double text_double(const char* what, bool finite) {
@@ -190,8 +186,8 @@ class MshReader {
     need(4, what);
     const auto v = static_cast<long long>(static_cast<std::int32_t>(load(4)));
     if (v < lo || v > hi) {
-      fail(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) +
-           ", " + std::to_string(hi) + "] (binary garbage or wrong counts?)");
+      fail(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
+           std::to_string(hi) + "] (binary garbage or wrong counts?)");
     }
     return v;
   }
@@ -199,8 +195,8 @@ class MshReader {
     need(static_cast<std::uint64_t>(size_bytes_), what);
     const std::uint64_t v = load(size_bytes_);
     if (v > hi) {
-      fail(std::string(what) + " " + std::to_string(v) + " is out of range [0, " +
-           std::to_string(hi) + "] (binary garbage or wrong counts?)");
+      fail(std::string(what) + " " + std::to_string(v) + " is out of range [0, " + std::to_string(hi) +
+           "] (binary garbage or wrong counts?)");
     }
     return v;
   }
@@ -228,8 +224,8 @@ class MshReader {
   // Fails unless `count` records of at least `min_bytes` each fit in the rest of the file.
   void check_fits(std::uint64_t count, std::uint64_t min_bytes, const char* what) const {
     if (min_bytes > 0 && count > remaining() / min_bytes + 1)
-      fail("declares " + std::to_string(count) + " " + what + " but only " +
-           std::to_string(remaining()) + " bytes follow (truncated file or corrupt count)");
+      fail("declares " + std::to_string(count) + " " + what + " but only " + std::to_string(remaining()) +
+           " bytes follow (truncated file or corrupt count)");
   }
 
   // ---- sections
@@ -239,8 +235,7 @@ class MshReader {
     const std::string want = "$End" + name;
     if (!read_line(l)) fail("unexpected end of file: missing '" + want + "'");
     if (l != want) {
-      fail("expected '" + want + "', got " + quote(l) + " (wrong counts or garbage in $" + name +
-           ")");
+      fail("expected '" + want + "', got " + quote(l) + " (wrong counts or garbage in $" + name + ")");
     }
   }
   void skip_section(const std::string& name) {
@@ -257,8 +252,7 @@ class MshReader {
   void read_elements();
   void add_node(std::uint64_t tag, double x, double y, double z);
   int node_index(std::uint64_t tag, std::uint64_t element_tag);
-  void add_element(long long type, std::uint64_t tag, const std::vector<std::uint64_t>& nodes,
-                   int physical);
+  void add_element(long long type, std::uint64_t tag, const std::vector<std::uint64_t>& nodes, int physical);
 
   const std::string& b_;
   const std::string& path_;
@@ -278,8 +272,7 @@ class MshReader {
 
 void MshReader::read_format() {
   std::string_view l = nonblank_line("'$MeshFormat'");
-  if (l != "$MeshFormat")
-    fail("expected '$MeshFormat', got " + quote(l) + " (not a Gmsh .msh file)");
+  if (l != "$MeshFormat") fail("expected '$MeshFormat', got " + quote(l) + " (not a Gmsh .msh file)");
   l = nonblank_line("the format line 'version file-type data-size'");
   detail::Tokens tk(l);
   std::string_view ver, type, size;
@@ -317,9 +310,8 @@ void MshReader::read_format() {
 }
 
 void MshReader::read_entities() {
-  const std::uint64_t n[4] = {
-      size_value("number of points", INT_MAX), size_value("number of curves", INT_MAX),
-      size_value("number of surfaces", INT_MAX), size_value("number of volumes", INT_MAX)};
+  const std::uint64_t n[4] = {size_value("number of points", INT_MAX), size_value("number of curves", INT_MAX),
+                              size_value("number of surfaces", INT_MAX), size_value("number of volumes", INT_MAX)};
   for (int dim = 0; dim < 4; ++dim) {
     check_fits(n[dim], binary_ ? 28 : 10, "entities");
     for (std::uint64_t e = 0; e < n[dim]; ++e) {
@@ -345,8 +337,7 @@ void MshReader::read_entities() {
 
 void MshReader::add_node(std::uint64_t tag, double x, double y, double z) {
   const int idx = static_cast<int>(X_.size() / 3);
-  if (!tag_to_index_.emplace(tag, idx).second)
-    fail("node tag " + std::to_string(tag) + " is defined twice");
+  if (!tag_to_index_.emplace(tag, idx).second) fail("node tag " + std::to_string(tag) + " is defined twice");
   X_.push_back(x);
   X_.push_back(y);
   X_.push_back(z);
@@ -360,8 +351,7 @@ int MshReader::node_index(std::uint64_t tag, std::uint64_t element_tag) {
   return it->second;
 }
 
-void MshReader::add_element(long long type, std::uint64_t tag,
-                            const std::vector<std::uint64_t>& nodes, int physical) {
+void MshReader::add_element(long long type, std::uint64_t tag, const std::vector<std::uint64_t>& nodes, int physical) {
   types_seen_.insert(type);
   if (type != 2 && type != 4) {
     for (std::uint64_t n : nodes) node_index(n, tag);
@@ -413,8 +403,7 @@ void MshReader::read_nodes() {
       total += m;
       const int ncoord = 3 + (param ? edim : 0);
       if (binary_)
-        need(m * (static_cast<std::uint64_t>(size_bytes_) + 8u * ncoord),
-             std::to_string(m) + " binary nodes");
+        need(m * (static_cast<std::uint64_t>(size_bytes_) + 8u * ncoord), std::to_string(m) + " binary nodes");
       tags.resize(static_cast<std::size_t>(m));
       for (auto& t : tags) t = size_value("node tag", UINT64_MAX);
       for (std::uint64_t i = 0; i < m; ++i) {
@@ -427,8 +416,7 @@ void MshReader::read_nodes() {
       }
     }
     if (total != n)
-      fail("the node blocks hold " + std::to_string(total) + " nodes but the header declares " +
-           std::to_string(n));
+      fail("the node blocks hold " + std::to_string(total) + " nodes but the header declares " + std::to_string(n));
   }
   expect_end("Nodes");
 }
@@ -452,19 +440,16 @@ void MshReader::read_elements() {
       std::vector<long long> v;
       while (tk.next(t)) {
         long long x = 0;
-        if (!detail::parse_int(t, x))
-          fail("expected an integer in the element line, got " + quote(t));
+        if (!detail::parse_int(t, x)) fail("expected an integer in the element line, got " + quote(t));
         v.push_back(x);
       }
-      if (v.size() < 3)
-        fail("element line has " + std::to_string(v.size()) +
-             " values; expected 'tag type ntags ...'");
+      if (v.size() < 3) fail("element line has " + std::to_string(v.size()) + " values; expected 'tag type ntags ...'");
       const long long tag = v[0], type = v[1], ntags = v[2];
       if (tag < 1) fail("element tag " + std::to_string(tag) + " is invalid (tags start at 1)");
       if (ntags < 0) fail("negative tag count " + std::to_string(ntags));
       if (ntags > static_cast<long long>(v.size()))  // also keeps 3 + ntags + nn from overflowing
-        fail("element " + std::to_string(tag) + " declares " + std::to_string(ntags) +
-             " tags but its line has only " + std::to_string(v.size()) + " values");
+        fail("element " + std::to_string(tag) + " declares " + std::to_string(ntags) + " tags but its line has only " +
+             std::to_string(v.size()) + " values");
       const int nn = gmsh_nodes_per_element(type);
       if (nn < 0) {
         types_seen_.insert(type);
@@ -472,21 +457,19 @@ void MshReader::read_elements() {
       }
       if (static_cast<long long>(v.size()) != 3 + ntags + nn)
         fail("element " + std::to_string(tag) + " of type " + std::to_string(type) + " has " +
-             std::to_string(v.size()) + " values; " + std::to_string(ntags) + " tags and " +
-             std::to_string(nn) + " nodes need " + std::to_string(3 + ntags + nn));
+             std::to_string(v.size()) + " values; " + std::to_string(ntags) + " tags and " + std::to_string(nn) +
+             " nodes need " + std::to_string(3 + ntags + nn));
       for (auto it = v.begin() + 3 + ntags; it != v.end(); ++it)
         if (*it < 1)
           fail("node tag " + std::to_string(*it) + " in element " + std::to_string(tag) +
                " is invalid (tags start at 1)");
       nodes.assign(v.begin() + 3 + ntags, v.end());
-      add_element(type, static_cast<std::uint64_t>(tag), nodes,
-                  ntags > 0 ? static_cast<int>(v[3]) : 0);
+      add_element(type, static_cast<std::uint64_t>(tag), nodes, ntags > 0 ? static_cast<int>(v[3]) : 0);
     }
   } else if (version_ == 2) {
     std::string_view l = nonblank_line("the element count");
     long long n = 0;
-    if (!detail::parse_int(l, n) || n < 0 || n > INT_MAX)
-      fail("expected the element count, got " + quote(l));
+    if (!detail::parse_int(l, n) || n < 0 || n > INT_MAX) fail("expected the element count, got " + quote(l));
     check_fits(static_cast<std::uint64_t>(n), 16, "elements");
     long long done = 0;
     while (done < n) {
@@ -525,8 +508,7 @@ void MshReader::read_elements() {
       const int etag = static_cast<int>(int_value("entity tag", INT_MIN, INT_MAX));
       const long long type = int_value("element type", 1, INT_MAX);
       const int nn = gmsh_nodes_per_element(type);
-      if (nn < 0)
-        fail("element type " + std::to_string(type) + " is not supported (unknown node count)");
+      if (nn < 0) fail("element type " + std::to_string(type) + " is not supported (unknown node count)");
       const std::uint64_t m = size_value("elements in block", n - total);
       total += m;
       if (binary_)
@@ -542,8 +524,8 @@ void MshReader::read_elements() {
       }
     }
     if (total != n)
-      fail("the element blocks hold " + std::to_string(total) +
-           " elements but the header declares " + std::to_string(n));
+      fail("the element blocks hold " + std::to_string(total) + " elements but the header declares " +
+           std::to_string(n));
   }
   expect_end("Elements");
 }
@@ -595,8 +577,8 @@ MshMesh MshReader::read() {
   }
   for (Index i = 1; i < nv; ++i)
     if (X_[static_cast<std::size_t>(3 * i + 2)] != X_[2]) {
-      std::string msg = "has triangles but no tetrahedra, and its nodes are not planar (node " +
-                        std::to_string(i) + " has z = ";
+      std::string msg =
+          "has triangles but no tetrahedra, and its nodes are not planar (node " + std::to_string(i) + " has z = ";
       detail::append_double(msg, X_[static_cast<std::size_t>(3 * i + 2)]);
       msg += ", node 0 has z = ";
       detail::append_double(msg, X_[2]);
@@ -620,8 +602,7 @@ class MshWriter {
   void text(const std::string& s) { out += s; }
   void i32(long long v) {
     if (binary_) {
-      put_le(static_cast<std::uint64_t>(static_cast<std::uint32_t>(static_cast<std::int32_t>(v))),
-             4);
+      put_le(static_cast<std::uint64_t>(static_cast<std::uint32_t>(static_cast<std::int32_t>(v))), 4);
     } else {
       sep();
       detail::append_int(out, v);
@@ -686,17 +667,15 @@ MshMesh read_msh(const std::string& path) {
   return r.read();
 }
 
-void write_msh(const std::string& path, const Eigen::Ref<const MatrixXd>& X,
-               const Eigen::Ref<const MatrixXi>& T, MshFormat format,
-               const Eigen::Ref<const VectorXi>& physical) {
+void write_msh(const std::string& path, const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+               MshFormat format, const Eigen::Ref<const VectorXi>& physical) {
   const char* fn = "write_msh";
   detail::check_positions(fn, "X", X, 2, 3);
   const Index dim = X.cols();
   detail::check_simplices(fn, "T", T, X.rows(), dim + 1);
   if (physical.size() != 0 && physical.size() != T.rows())
-    throw std::invalid_argument(
-        std::string(fn) + ": physical must be empty or have #T = " + std::to_string(T.rows()) +
-        " entries, got " + std::to_string(physical.size()));
+    throw std::invalid_argument(std::string(fn) + ": physical must be empty or have #T = " + std::to_string(T.rows()) +
+                                " entries, got " + std::to_string(physical.size()));
   for (Index e = 0; e < physical.size(); ++e)
     if (physical(e) < 0)
       throw std::invalid_argument(std::string(fn) + ": physical(" + std::to_string(e) +

@@ -46,15 +46,13 @@ std::string shape_tuple(const std::vector<std::size_t>& shape) {
 }
 
 std::string make_header(const std::string& descr, const std::vector<std::size_t>& shape) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
-                     shape_tuple(shape) + ", }";
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
   // magic(6) + version(2) + header_len(2) + dict + padding + '\n' % 64 == 0
   std::size_t total = kMagicLen + 2 + 2 + dict.size() + 1;
   std::size_t padded = (total + 63) / 64 * 64;
   dict.append(padded - total, ' ');
   dict.push_back('\n');
-  if (dict.size() > 65535)
-    throw std::invalid_argument("write_npy: shape too long for a version 1.0 header");
+  if (dict.size() > 65535) throw std::invalid_argument("write_npy: shape too long for a version 1.0 header");
   std::string out(kMagic, kMagicLen);
   out.push_back('\x01');
   out.push_back('\x00');
@@ -79,8 +77,7 @@ void write_bytes(std::FILE* f, const void* p, std::size_t n, const std::string& 
 }
 
 template <typename T>
-void write_npy_impl(const std::string& path, const T* data, const std::vector<std::size_t>& shape,
-                    const char* descr) {
+void write_npy_impl(const std::string& path, const T* data, const std::vector<std::size_t>& shape, const char* descr) {
   const std::size_t n = checked_count(shape, "write_npy");
   if (n > 0 && data == nullptr) throw std::invalid_argument("write_npy: null data for '" + path + "'");
   if (n > std::numeric_limits<std::size_t>::max() / sizeof(T))
@@ -174,8 +171,7 @@ class HeaderParser {
     return s_[i_];
   }
   void skip_ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
-      ++i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
   }
   void expect(char c) {
     if (peek() != c) fail(path_, std::string("malformed header dictionary (expected '") + c + "')");
@@ -252,8 +248,7 @@ void read_elements(std::istream& in, std::size_t n, bool swap, const std::string
     buf.resize(m);
     in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(m * sizeof(T)));
     if (static_cast<std::size_t>(in.gcount()) != m * sizeof(T)) fail(path, "data is truncated");
-    for (std::size_t k = 0; k < m; ++k)
-      out[i + k] = static_cast<Out>(swap ? byteswap_value(buf[k]) : buf[k]);
+    for (std::size_t k = 0; k < m; ++k) out[i + k] = static_cast<Out>(swap ? byteswap_value(buf[k]) : buf[k]);
   }
 }
 
@@ -263,13 +258,11 @@ void write_npy(const std::string& path, const double* data, const std::vector<st
   write_npy_impl(path, data, shape, "<f8");
 }
 
-void write_npy(const std::string& path, const std::int32_t* data,
-               const std::vector<std::size_t>& shape) {
+void write_npy(const std::string& path, const std::int32_t* data, const std::vector<std::size_t>& shape) {
   write_npy_impl(path, data, shape, "<i4");
 }
 
-void write_npy(const std::string& path, const std::int64_t* data,
-               const std::vector<std::size_t>& shape) {
+void write_npy(const std::string& path, const std::int64_t* data, const std::vector<std::size_t>& shape) {
   write_npy_impl(path, data, shape, "<i8");
 }
 
@@ -283,9 +276,8 @@ void write_npy_states(const std::string& path, const std::vector<Eigen::MatrixXd
   for (std::size_t s = 0; s < states.size(); ++s) {
     if (states[s].rows() != rows || states[s].cols() != cols)
       throw std::invalid_argument("write_npy_states: state " + std::to_string(s) + " is " +
-                                  std::to_string(states[s].rows()) + "x" +
-                                  std::to_string(states[s].cols()) + " but state 0 is " +
-                                  std::to_string(rows) + "x" + std::to_string(cols));
+                                  std::to_string(states[s].rows()) + "x" + std::to_string(states[s].cols()) +
+                                  " but state 0 is " + std::to_string(rows) + "x" + std::to_string(cols));
   }
   const std::size_t V = static_cast<std::size_t>(rows), D = static_cast<std::size_t>(cols);
   std::vector<double> buf(states.size() * V * D);
@@ -322,8 +314,7 @@ NpyArray read_npy(const std::string& path) {
     header_len = load_le(pre + 8, 4);
     prefix = 12;
   } else {
-    fail(path, "unsupported .npy format version " + std::to_string(major) + "." +
-                   std::to_string(minor));
+    fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
   }
   if (!in) fail(path, "truncated header");
   if (header_len > file_size - prefix) fail(path, "header length exceeds file size");
@@ -377,13 +368,10 @@ NpyArray read_npy(const std::string& path) {
   }
   const std::uint64_t need = n > kSat / itemsize ? kSat : n * itemsize;
   if (need != data_bytes_avail) {
-    const std::string expected = need == kSat ? std::string("more than 2^64 bytes")
-                                              : std::to_string(need) + " bytes";
-    fail(path, "data size does not match header: shape " + shape_tuple(h.shape) + " of " +
-                   out.dtype + " needs " + expected + ", file has " +
-                   std::to_string(data_bytes_avail) + " data bytes" +
-                   (need > data_bytes_avail ? " (truncated file or corrupt shape)"
-                                            : " (trailing data)"));
+    const std::string expected = need == kSat ? std::string("more than 2^64 bytes") : std::to_string(need) + " bytes";
+    fail(path, "data size does not match header: shape " + shape_tuple(h.shape) + " of " + out.dtype + " needs " +
+                   expected + ", file has " + std::to_string(data_bytes_avail) + " data bytes" +
+                   (need > data_bytes_avail ? " (truncated file or corrupt shape)" : " (trailing data)"));
   }
 
   const std::size_t count = static_cast<std::size_t>(n);

@@ -22,12 +22,10 @@ namespace fastcd {
 void write_npy(const std::string& path, const double* data, const std::vector<std::size_t>& shape);
 
 /// Same as above for int32 ('<i4').
-void write_npy(const std::string& path, const std::int32_t* data,
-               const std::vector<std::size_t>& shape);
+void write_npy(const std::string& path, const std::int32_t* data, const std::vector<std::size_t>& shape);
 
 /// Same as above for int64 ('<i8').
-void write_npy(const std::string& path, const std::int64_t* data,
-               const std::vector<std::size_t>& shape);
+void write_npy(const std::string& path, const std::int64_t* data, const std::vector<std::size_t>& shape);
 
 /// Writes a trajectory as a float64 array of shape (steps, vertices, dim),
 /// where element [s][v][d] = states[s](v, d) (copied explicitly into C order;

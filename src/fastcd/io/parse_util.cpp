@@ -31,9 +31,7 @@ std::string read_file_bytes(const std::string& path, const char* fn) {
   if (std::filesystem::is_directory(path, ec))
     throw std::runtime_error(std::string(fn) + ": cannot open '" + path + "': is a directory");
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f)
-    throw std::runtime_error(std::string(fn) + ": cannot open '" + path +
-                             "': " + std::strerror(errno));
+  if (!f) throw std::runtime_error(std::string(fn) + ": cannot open '" + path + "': " + std::strerror(errno));
   std::string out;
   char buf[1 << 16];
   for (;;) {
@@ -41,8 +39,7 @@ std::string read_file_bytes(const std::string& path, const char* fn) {
     out.append(buf, n);
     if (n < sizeof buf) {
       if (std::ferror(f.get()))
-        throw std::runtime_error(std::string(fn) + ": cannot read '" + path +
-                                 "': " + std::strerror(errno));
+        throw std::runtime_error(std::string(fn) + ": cannot read '" + path + "': " + std::strerror(errno));
       break;
     }
   }
@@ -52,17 +49,12 @@ std::string read_file_bytes(const std::string& path, const char* fn) {
 void write_text_atomically(const std::string& path, const std::string& content, const char* fn) {
   write_file_atomically(path, [&](const std::string& tmp) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-    if (!f)
-      throw std::runtime_error(std::string(fn) + ": cannot write '" + path +
-                               "': " + std::strerror(errno));
-    if (!content.empty() &&
-        std::fwrite(content.data(), 1, content.size(), f.get()) != content.size())
-      throw std::runtime_error(std::string(fn) + ": cannot write '" + path +
-                               "': " + std::strerror(errno));
+    if (!f) throw std::runtime_error(std::string(fn) + ": cannot write '" + path + "': " + std::strerror(errno));
+    if (!content.empty() && std::fwrite(content.data(), 1, content.size(), f.get()) != content.size())
+      throw std::runtime_error(std::string(fn) + ": cannot write '" + path + "': " + std::strerror(errno));
     std::FILE* raw = f.release();
     if (std::fclose(raw) != 0)
-      throw std::runtime_error(std::string(fn) + ": cannot write '" + path +
-                               "': " + std::strerror(errno));
+      throw std::runtime_error(std::string(fn) + ": cannot write '" + path + "': " + std::strerror(errno));
   });
 }
 
@@ -117,7 +109,6 @@ std::string_view trim(std::string_view s) {
   return s.substr(a, b - a);
 }
 
-
 std::string quote(std::string_view tok) {
   std::string s(tok.substr(0, 40));
   for (char& c : s)
@@ -128,8 +119,7 @@ std::string quote(std::string_view tok) {
 
 // ------------------------------------------------------------------ LineReader
 
-LineReader::LineReader(const std::string& text, std::string path, const char* fn,
-                       const char* format)
+LineReader::LineReader(const std::string& text, std::string path, const char* fn, const char* format)
     : text_(text), path_(std::move(path)), fn_(fn) {
   if (text_.empty()) {
     const bool vowel = std::strchr("AEIOUaeiou", format[0]) != nullptr;
@@ -176,8 +166,7 @@ bool LineReader::next_content(std::string_view& line, char comment) {
 }
 
 void LineReader::fail(const std::string& what) const {
-  throw std::runtime_error(std::string(fn_) + ": '" + path_ + "' line " + std::to_string(line_no_) +
-                           ": " + what);
+  throw std::runtime_error(std::string(fn_) + ": '" + path_ + "' line " + std::to_string(line_no_) + ": " + what);
 }
 
 void LineReader::fail_eof(const std::string& what) const {
@@ -237,11 +226,10 @@ double TokenStream::finite(const char* what) {
 long long TokenStream::integer(const char* what, long long lo, long long hi) {
   std::string_view tok = require(what);
   long long v = 0;
-  if (!parse_int(tok, v))
-    r_.fail(std::string("expected ") + what + " (an integer), got " + quote(tok));
+  if (!parse_int(tok, v)) r_.fail(std::string("expected ") + what + " (an integer), got " + quote(tok));
   if (v < lo || v > hi)
-    r_.fail(std::string(what) + " " + std::to_string(v) + " is out of range [" +
-            std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    r_.fail(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
+            std::to_string(hi) + "]");
   return v;
 }
 
@@ -254,16 +242,14 @@ double next_finite(Tokens& tokens, const LineReader& r, const char* what) {
   return v;
 }
 
-long long next_int(Tokens& tokens, const LineReader& r, const char* what, long long lo,
-                   long long hi) {
+long long next_int(Tokens& tokens, const LineReader& r, const char* what, long long lo, long long hi) {
   std::string_view tok;
   if (!tokens.next(tok)) r.fail(std::string("missing ") + what);
   long long v = 0;
-  if (!parse_int(tok, v))
-    r.fail(std::string("expected ") + what + " (an integer), got " + quote(tok));
+  if (!parse_int(tok, v)) r.fail(std::string("expected ") + what + " (an integer), got " + quote(tok));
   if (v < lo || v > hi)
-    r.fail(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) +
-           ", " + std::to_string(hi) + "]");
+    r.fail(std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
+           std::to_string(hi) + "]");
   return v;
 }
 

@@ -120,13 +120,11 @@ std::string_view trim(std::string_view s);
 /// Quotes a token for an error message, cut to 40 characters.
 std::string quote(std::string_view tok);
 
-
 /// Reads the next token of `tokens` as a finite double, or fails at the reader's line with
 /// "expected <what>, got '<tok>'" / "missing <what>" / "<what> is not finite ('<tok>')".
 double next_finite(Tokens& tokens, const LineReader& r, const char* what);
 /// Reads the next token as an integer in [lo, hi], or fails at the reader's line.
-long long next_int(Tokens& tokens, const LineReader& r, const char* what, long long lo,
-                   long long hi);
+long long next_int(Tokens& tokens, const LineReader& r, const char* what, long long lo, long long hi);
 /// Fails if `tokens` has anything left: "unexpected extra text '<tok>' after <what>".
 void expect_no_more(Tokens& tokens, const LineReader& r, const char* what);
 

@@ -24,8 +24,7 @@ void put_u32(std::string& out, std::uint32_t v) {
 }
 std::uint32_t get_u32(const std::string& s, std::size_t pos) {
   std::uint32_t v = 0;
-  for (int b = 3; b >= 0; --b)
-    v = (v << 8) | static_cast<unsigned char>(s[pos + static_cast<std::size_t>(b)]);
+  for (int b = 3; b >= 0; --b) v = (v << 8) | static_cast<unsigned char>(s[pos + static_cast<std::size_t>(b)]);
   return v;
 }
 
@@ -33,33 +32,30 @@ std::uint32_t get_u32(const std::string& s, std::size_t pos) {
 float to_float(double v, const std::string& what) {
   const float f = static_cast<float>(v);
   if (!std::isfinite(v) || !std::isfinite(f))
-    throw std::invalid_argument("write_pc2: " + what + " (" + std::to_string(v) +
-                                ") is not a finite float32 value");
+    throw std::invalid_argument("write_pc2: " + what + " (" + std::to_string(v) + ") is not a finite float32 value");
   return f;
 }
 
 }  // namespace
 
-void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, double start_frame,
-               double sample_rate) {
+void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, double start_frame, double sample_rate) {
   const Index nv = frames.empty() ? 0 : frames[0].rows();
   const Index dim = frames.empty() ? 3 : frames[0].cols();
   if (dim != 2 && dim != 3)
-    throw std::invalid_argument("write_pc2: frames must be #V x 2 or #V x 3, got " +
-                                shape_of(frames[0]));
+    throw std::invalid_argument("write_pc2: frames must be #V x 2 or #V x 3, got " + shape_of(frames[0]));
   if (nv > INT_MAX || frames.size() > static_cast<std::size_t>(INT_MAX))
     throw std::invalid_argument("write_pc2: too many points or samples for int32 counts");
   if (nv == 0 && !frames.empty())
-    throw std::invalid_argument("write_pc2: frames have 0 points (a PC2 file without points has no samples; "
-                                "pass no frames for an empty cache)");
+    throw std::invalid_argument(
+        "write_pc2: frames have 0 points (a PC2 file without points has no samples; "
+        "pass no frames for an empty cache)");
   for (std::size_t s = 0; s < frames.size(); ++s)
     if (frames[s].rows() != nv || frames[s].cols() != dim)
-      throw std::invalid_argument("write_pc2: frames[" + std::to_string(s) + "] is " +
-                                  shape_of(frames[s]) + " but frames[0] is " + shape_of(frames[0]));
+      throw std::invalid_argument("write_pc2: frames[" + std::to_string(s) + "] is " + shape_of(frames[s]) +
+                                  " but frames[0] is " + shape_of(frames[0]));
   const float start = to_float(start_frame, "start_frame");
   if (!(sample_rate > 0))
-    throw std::invalid_argument("write_pc2: sample_rate must be > 0, got " +
-                                std::to_string(sample_rate));
+    throw std::invalid_argument("write_pc2: sample_rate must be > 0, got " + std::to_string(sample_rate));
   const float rate = to_float(sample_rate, "sample_rate");
 
   std::string out(kMagic, sizeof kMagic);
@@ -73,8 +69,8 @@ void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, dou
     for (Index i = 0; i < nv; ++i)
       for (Index c = 0; c < 3; ++c) {
         const double v = c < dim ? frames[s](i, c) : 0.0;
-        const float f = to_float(v, "frames[" + std::to_string(s) + "](" + std::to_string(i) +
-                                        ", " + std::to_string(c) + ")");
+        const float f =
+            to_float(v, "frames[" + std::to_string(s) + "](" + std::to_string(i) + ", " + std::to_string(c) + ")");
         put_u32(out, std::bit_cast<std::uint32_t>(f));
       }
   detail::write_text_atomically(path, out, "write_pc2");
@@ -85,26 +81,22 @@ PointCache read_pc2(const std::string& path) {
   const std::string b = detail::read_file_bytes(path, fn);
   if (b.empty()) detail::fail_file(fn, path, "file is empty (not a PC2 point cache)");
   if (b.size() < 12 || std::memcmp(b.data(), kMagic, 12) != 0)
-    detail::fail_file(fn, path,
-                      "bad magic " + detail::quote(std::string_view(b).substr(0, 12)) +
-                          " (a PC2 file starts with 'POINTCACHE2\\0')");
-  if (b.size() < kHeader)
     detail::fail_file(
-        fn, path, "truncated header: " + std::to_string(b.size()) + " bytes, a PC2 header has 32");
+        fn, path,
+        "bad magic " + detail::quote(std::string_view(b).substr(0, 12)) + " (a PC2 file starts with 'POINTCACHE2\\0')");
+  if (b.size() < kHeader)
+    detail::fail_file(fn, path, "truncated header: " + std::to_string(b.size()) + " bytes, a PC2 header has 32");
   const auto version = static_cast<std::int32_t>(get_u32(b, 12));
   const auto np = static_cast<std::int32_t>(get_u32(b, 16));
   const float start = std::bit_cast<float>(get_u32(b, 20));
   const float rate = std::bit_cast<float>(get_u32(b, 24));
   const auto ns = static_cast<std::int32_t>(get_u32(b, 28));
   if (version != 1)
-    detail::fail_file(
-        fn, path,
-        "byte 12: version " + std::to_string(version) + " is not supported (PC2 version 1 is)");
+    detail::fail_file(fn, path, "byte 12: version " + std::to_string(version) + " is not supported (PC2 version 1 is)");
   if (np < 0) detail::fail_file(fn, path, "byte 16: negative point count " + std::to_string(np));
   if (!std::isfinite(start)) detail::fail_file(fn, path, "byte 20: start frame is not finite");
   if (!std::isfinite(rate) || !(rate > 0))
-    detail::fail_file(fn, path,
-                      "byte 24: sample rate " + std::to_string(rate) + " is not a positive number");
+    detail::fail_file(fn, path, "byte 24: sample rate " + std::to_string(rate) + " is not a positive number");
   if (ns < 0) detail::fail_file(fn, path, "byte 28: negative sample count " + std::to_string(ns));
   // A cache without points holds no data, so its size says nothing about the sample count:
   // believing it would allocate one (empty) frame per claimed sample.
@@ -113,20 +105,17 @@ PointCache read_pc2(const std::string& path) {
                       "byte 28: " + std::to_string(ns) +
                           " samples of 0 points (corrupt counts: a cache without points has no samples)");
   // 32 + 12 * np * ns may exceed 64 bits for garbage counts: compute it in 128 bits.
-  const unsigned __int128 want = 32 + static_cast<unsigned __int128>(12) *
-                                          static_cast<std::uint64_t>(np) *
-                                          static_cast<std::uint64_t>(ns);
+  const unsigned __int128 want =
+      32 + static_cast<unsigned __int128>(12) * static_cast<std::uint64_t>(np) * static_cast<std::uint64_t>(ns);
   if (static_cast<unsigned __int128>(b.size()) != want) {
     std::string w;
     for (unsigned __int128 v = want; v > 0 || w.empty(); v /= 10)
       w.insert(w.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
     detail::fail_file(fn, path,
-                      "file has " + std::to_string(b.size()) + " bytes but its header (" +
-                          std::to_string(np) + " points x " + std::to_string(ns) +
-                          " samples) needs exactly " + w +
-                          (static_cast<unsigned __int128>(b.size()) < want
-                               ? " (truncated file or corrupt counts)"
-                               : " (trailing data or corrupt counts)"));
+                      "file has " + std::to_string(b.size()) + " bytes but its header (" + std::to_string(np) +
+                          " points x " + std::to_string(ns) + " samples) needs exactly " + w +
+                          (static_cast<unsigned __int128>(b.size()) < want ? " (truncated file or corrupt counts)"
+                                                                           : " (trailing data or corrupt counts)"));
   }
   PointCache pc;
   pc.start_frame = start;
@@ -141,9 +130,8 @@ PointCache read_pc2(const std::string& path) {
         const float f = std::bit_cast<float>(get_u32(b, pos));
         if (!std::isfinite(f))
           detail::fail_file(fn, path,
-                            "byte " + std::to_string(pos) + ": sample " + std::to_string(s) +
-                                ", point " + std::to_string(i) + ", coordinate " +
-                                std::to_string(c) + " is not finite");
+                            "byte " + std::to_string(pos) + ": sample " + std::to_string(s) + ", point " +
+                                std::to_string(i) + ", coordinate " + std::to_string(c) + " is not finite");
         F(i, c) = f;
       }
   }

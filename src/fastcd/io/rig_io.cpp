@@ -55,8 +55,7 @@ TgfGraph read_tgf(const std::string& path) {
       if (idx != nc + 1)
         r.fail("vertex index is " + std::to_string(idx) + ", expected " + std::to_string(nc + 1) +
                " (TGF vertices are numbered 1, 2, ... in order)");
-      for (const char* c : {"x coordinate", "y coordinate", "z coordinate"})
-        C.push_back(detail::next_finite(tk, r, c));
+      for (const char* c : {"x coordinate", "y coordinate", "z coordinate"}) C.push_back(detail::next_finite(tk, r, c));
       detail::expect_no_more(tk, r, "the vertex position");
       ++nc;
     } else {
@@ -95,8 +94,8 @@ TgfGraph read_tgf(const std::string& path) {
   return g;
 }
 
-void write_tgf(const std::string& path, const Eigen::Ref<const MatrixXd>& C,
-               const Eigen::Ref<const MatrixXi>& E, TgfEdges kind) {
+void write_tgf(const std::string& path, const Eigen::Ref<const MatrixXd>& C, const Eigen::Ref<const MatrixXi>& E,
+               TgfEdges kind) {
   const char* fn = "write_tgf";
   detail::check_positions(fn, "C", C, 2, 3);
   if (C.rows() == 0) throw std::invalid_argument(std::string(fn) + ": C is empty");
@@ -139,14 +138,12 @@ MatrixXd read_dmat(const std::string& path) {
     const std::string_view l = detail::trim(std::string_view(bytes).substr(pos, stop - pos));
     Tokens tk(l);
     std::string_view a, b, extra;
-    const std::string where =
-        std::string(fn) + ": '" + path + "' line " + std::to_string(line_no) + ": ";
-    if (!tk.next(a) || !tk.next(b) || tk.next(extra) || !detail::parse_int(a, cols) ||
-        !detail::parse_int(b, rows))
+    const std::string where = std::string(fn) + ": '" + path + "' line " + std::to_string(line_no) + ": ";
+    if (!tk.next(a) || !tk.next(b) || tk.next(extra) || !detail::parse_int(a, cols) || !detail::parse_int(b, rows))
       throw std::runtime_error(where + "expected the header '<cols> <rows>', got " + quote(l));
     if (cols < 0 || rows < 0 || cols > INT_MAX || rows > INT_MAX)
-      throw std::runtime_error(where + "bad size " + std::to_string(cols) + " columns x " +
-                               std::to_string(rows) + " rows");
+      throw std::runtime_error(where + "bad size " + std::to_string(cols) + " columns x " + std::to_string(rows) +
+                               " rows");
     pos = end == std::string::npos ? bytes.size() : end + 1;
   };
   std::size_t pos = 0;
@@ -161,8 +158,8 @@ MatrixXd read_dmat(const std::string& path) {
     // n <= (2^31 - 1)^2, so n * 8 can wrap around 2^64: compare n with have / 8 first.
     if (n > have / 8 || have != n * 8)
       detail::fail_file(fn, path,
-                        "binary block has " + std::to_string(have) + " bytes but " +
-                            std::to_string(rows) + " x " + std::to_string(cols) + " doubles need " +
+                        "binary block has " + std::to_string(have) + " bytes but " + std::to_string(rows) + " x " +
+                            std::to_string(cols) + " doubles need " +
                             (n > UINT64_MAX / 8 ? std::to_string(n) + " x 8" : std::to_string(n * 8)) +
                             (n > have / 8 ? " (truncated file)" : " (trailing data)"));
     MatrixXd W(rows, cols);
@@ -174,9 +171,8 @@ MatrixXd read_dmat(const std::string& path) {
       const Index i = static_cast<Index>(k % static_cast<std::uint64_t>(rows));
       const Index j = static_cast<Index>(k / static_cast<std::uint64_t>(rows));
       if (!std::isfinite(v))
-        throw std::runtime_error(std::string(fn) + ": '" + path + "' byte " +
-                                 std::to_string(pos + 8 * k) + ": value (" + std::to_string(i) +
-                                 ", " + std::to_string(j) + ") is not finite (" +
+        throw std::runtime_error(std::string(fn) + ": '" + path + "' byte " + std::to_string(pos + 8 * k) +
+                                 ": value (" + std::to_string(i) + ", " + std::to_string(j) + ") is not finite (" +
                                  std::to_string(v) + ")");
       W(i, j) = v;
     }
@@ -188,9 +184,8 @@ MatrixXd read_dmat(const std::string& path) {
   r.next(line);  // the header, parsed above
   const std::uint64_t n = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
   if (n > r.remaining() / 2 + 1)
-    r.fail("header declares " + std::to_string(cols) + " x " + std::to_string(rows) + " = " +
-           std::to_string(n) + " values but only " + std::to_string(r.remaining()) +
-           " bytes follow (truncated file or corrupt header)");
+    r.fail("header declares " + std::to_string(cols) + " x " + std::to_string(rows) + " = " + std::to_string(n) +
+           " values but only " + std::to_string(r.remaining()) + " bytes follow (truncated file or corrupt header)");
   MatrixXd W(rows, cols);
   std::uint64_t k = 0;
   while (r.next(line)) {
@@ -198,8 +193,8 @@ MatrixXd read_dmat(const std::string& path) {
     std::string_view t;
     while (tk.next(t)) {
       if (k >= n)
-        r.fail("more than the " + std::to_string(n) + " values declared by the header '" +
-               std::to_string(cols) + " " + std::to_string(rows) + "' (extra " + quote(t) + ")");
+        r.fail("more than the " + std::to_string(n) + " values declared by the header '" + std::to_string(cols) + " " +
+               std::to_string(rows) + "' (extra " + quote(t) + ")");
       double v = 0;
       if (!detail::parse_double(t, v)) r.fail("expected a number, got " + quote(t));
       if (!std::isfinite(v)) r.fail("value " + quote(t) + " is not finite");
@@ -214,8 +209,7 @@ MatrixXd read_dmat(const std::string& path) {
   return W;
 }
 
-void write_dmat(const std::string& path, const Eigen::Ref<const MatrixXd>& W,
-                DmatEncoding encoding) {
+void write_dmat(const std::string& path, const Eigen::Ref<const MatrixXd>& W, DmatEncoding encoding) {
   const char* fn = "write_dmat";
   detail::check_positions(fn, "W", W, 0, INT_MAX);
   std::string out;

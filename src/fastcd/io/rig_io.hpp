@@ -43,8 +43,8 @@ enum class TgfEdges {
 /// @param C  #C x 3 (or #C x 2, written with z = 0) finite positions, #C >= 1.
 /// @param E  #E x 2 edges, 0-based, no self-edges.
 /// @throws std::invalid_argument for bad shapes, non-finite C, out-of-range or self edges.
-void write_tgf(const std::string& path, const Eigen::Ref<const MatrixXd>& C,
-               const Eigen::Ref<const MatrixXi>& E, TgfEdges kind = TgfEdges::Bones);
+void write_tgf(const std::string& path, const Eigen::Ref<const MatrixXd>& C, const Eigen::Ref<const MatrixXi>& E,
+               TgfEdges kind = TgfEdges::Bones);
 
 /// Reads a libigl DMAT matrix. ASCII: a header line `cols rows`, then rows*cols values in
 /// column-major order separated by any white space. Binary: the line `0 0`, the header line

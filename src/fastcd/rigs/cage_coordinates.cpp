@@ -62,8 +62,8 @@ Cage<D> make_cage(const Eigen::Ref<const MatrixXd>& cage_V, const Eigen::Ref<con
   for (Index r = 0; r < cage_F.rows(); ++r) {
     for (int a = 0; a < D; ++a) {
       const int v = cage_F(r, a);
-      require(v >= 0 && v < nc, where, "cage_F(", r, ", ", a, ") = ", v, " is out of range [0, ", nc,
-              ") (row ", r, ")");
+      require(v >= 0 && v < nc, where, "cage_F(", r, ", ", a, ") = ", v, " is out of range [0, ", nc, ") (row ", r,
+              ")");
       c.F[r][a] = v;
       c.used[v] = 1;
     }
@@ -85,14 +85,13 @@ Cage<D> make_cage(const Eigen::Ref<const MatrixXd>& cage_V, const Eigen::Ref<con
     const auto& f = c.F[r];
     for (int a = 0; a < D; ++a) {
       const int i = f[a], j = f[(a + 1) % D];
-      require((c.V[i] - c.V[j]).norm() > tiny, where, "cage_F row ", r, ": edge (", i, ", ", j,
-              ") has zero length");
+      require((c.V[i] - c.V[j]).norm() > tiny, where, "cage_F row ", r, ": edge (", i, ", ", j, ") has zero length");
       if (D == 2) break;
     }
     if constexpr (D == 3) {
       const Eigen::Vector3d n = (c.V[f[1]] - c.V[f[0]]).cross(c.V[f[2]] - c.V[f[0]]);
-      require(n.norm() > tiny * diag, where, "cage_F row ", r, ": triangle (", f[0], ", ", f[1], ", ",
-              f[2], ") has zero area");
+      require(n.norm() > tiny * diag, where, "cage_F row ", r, ": triangle (", f[0], ", ", f[1], ", ", f[2],
+              ") has zero area");
     }
   }
   // Closed and consistently oriented.
@@ -103,17 +102,16 @@ Cage<D> make_cage(const Eigen::Ref<const MatrixXd>& cage_V, const Eigen::Ref<con
       ++in[e[1]];
     }
     for (Index j = 0; j < nc; ++j)
-      require(out[j] == in[j], where, "cage_F is not a closed, consistently directed polygon: vertex ", j,
-              " starts ", out[j], " edge(s) but ends ", in[j],
-              " (list the edges head to tail, e.g. 0-1, 1-2, ..., n-1-0)");
+      require(out[j] == in[j], where, "cage_F is not a closed, consistently directed polygon: vertex ", j, " starts ",
+              out[j], " edge(s) but ends ", in[j], " (list the edges head to tail, e.g. 0-1, 1-2, ..., n-1-0)");
   } else {
     std::map<std::pair<int, int>, Index> half;  // directed edge -> row
     for (Index r = 0; r < cage_F.rows(); ++r)
       for (int a = 0; a < 3; ++a) {
         const std::pair<int, int> e{c.F[r][a], c.F[r][(a + 1) % 3]};
         const auto [it, fresh] = half.emplace(e, r);
-        require(fresh, where, "cage_F is not a consistently oriented triangle mesh: directed edge (", e.first,
-                ", ", e.second, ") appears in rows ", it->second, " and ", r);
+        require(fresh, where, "cage_F is not a consistently oriented triangle mesh: directed edge (", e.first, ", ",
+                e.second, ") appears in rows ", it->second, " and ", r);
       }
     for (const auto& [e, r] : half)
       require(half.count({e.second, e.first}) == 1, where,
@@ -130,11 +128,10 @@ void check_arguments(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const
   require(dim == 2 || dim == 3, where, "cage_V must be #C x 2 or #C x 3, got ", shape_of(cage_V));
   require(X.cols() == dim, where, "X must be #X x ", dim, " like cage_V, got ", shape_of(X));
   require(cage_V.rows() >= 3, where, "cage_V must have at least 3 vertices, got ", cage_V.rows());
-  require(cage_F.cols() == dim, where, "cage_F must be ",
-          dim == 2 ? "#E x 2 polygon edges" : "#F x 3 triangles", " for a ", dim, "D cage, got ",
-          shape_of(cage_F));
-  require(cage_F.rows() >= dim + 1, where, "cage_F must have at least ", dim + 1,
-          dim == 2 ? " edges" : " triangles", " to close the cage, got ", cage_F.rows());
+  require(cage_F.cols() == dim, where, "cage_F must be ", dim == 2 ? "#E x 2 polygon edges" : "#F x 3 triangles",
+          " for a ", dim, "D cage, got ", shape_of(cage_F));
+  require(cage_F.rows() >= dim + 1, where, "cage_F must have at least ", dim + 1, dim == 2 ? " edges" : " triangles",
+          " to close the cage, got ", cage_F.rows());
   check_finite(cage_V, "cage_V", where);
   check_finite(X, "X", where);
 }
@@ -282,8 +279,8 @@ void mean_value_weights(const Cage<2>& cage, const Eigen::Vector2d& x, double* w
 }
 
 /// Unnormalised 3D mean value weights of x (not on the cage), accumulated into w (size #C).
-void mean_value_weights(const Cage<3>& cage, const Eigen::Vector3d& x, double* w,
-                        std::vector<Eigen::Vector3d>& u, std::vector<double>& d) {
+void mean_value_weights(const Cage<3>& cage, const Eigen::Vector3d& x, double* w, std::vector<Eigen::Vector3d>& u,
+                        std::vector<double>& d) {
   for (std::size_t j = 0; j < cage.V.size(); ++j) {
     if (!cage.used[j]) continue;
     u[j] = cage.V[j] - x;
@@ -341,9 +338,8 @@ MatrixXd mean_value_coordinates_impl(const Eigen::Ref<const MatrixXd>& X, const 
       sum += v;
       mag += std::abs(v);
     }
-    FASTCD_ENSURE(std::isfinite(sum) && std::abs(sum) > 1e-12 * mag,
-                  "the mean value weights of X row ", i, " sum to zero (", sum,
-                  "); is the point outside a non-convex cage?");
+    FASTCD_ENSURE(std::isfinite(sum) && std::abs(sum) > 1e-12 * mag, "the mean value weights of X row ", i,
+                  " sum to zero (", sum, "); is the point outside a non-convex cage?");
     for (Index j = 0; j < nc; ++j) W(i, j) = w[j] / sum;
   }
   return W;

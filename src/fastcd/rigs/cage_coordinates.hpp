@@ -65,8 +65,7 @@ namespace fastcd {
 ///         vertex to itself, a zero-length edge or zero-area triangle (naming the row), or a
 ///         boundary that is not closed/consistently oriented; NaN or Inf in X or cage_V.
 /// @throws std::runtime_error if the weights of a point (outside a 3D cage) sum to zero.
-MatrixXd mean_value_coordinates(const Eigen::Ref<const MatrixXd>& X,
-                                const Eigen::Ref<const MatrixXd>& cage_V,
+MatrixXd mean_value_coordinates(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& cage_V,
                                 const Eigen::Ref<const MatrixXi>& cage_F);
 
 /// Harmonic coordinates (Joshi, Meyer, DeRose, Green & Sanocki 2007, "Harmonic coordinates for
@@ -103,8 +102,7 @@ MatrixXd mean_value_coordinates(const Eigen::Ref<const MatrixXd>& X,
 /// @throws std::invalid_argument as mean_value_coordinates, for resolution < 4, and for a
 ///         point outside the cage (naming the first such point).
 /// @throws std::runtime_error if the grid system cannot be factored.
-MatrixXd harmonic_coordinates(const Eigen::Ref<const MatrixXd>& X,
-                              const Eigen::Ref<const MatrixXd>& cage_V,
+MatrixXd harmonic_coordinates(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& cage_V,
                               const Eigen::Ref<const MatrixXi>& cage_F, int resolution = 64);
 
 }  // namespace fastcd

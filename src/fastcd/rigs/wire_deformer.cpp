@@ -85,8 +85,7 @@ void check_handles(const Eigen::Ref<const MatrixXd>& handles, int samples_per_se
     throw std::invalid_argument(
         detail::concat(where, ": handles must be #H x 2 with #H >= 2, got ", shape_of(handles)));
   if (samples_per_segment < 1)
-    throw std::invalid_argument(
-        detail::concat(where, ": samples_per_segment must be >= 1, got ", samples_per_segment));
+    throw std::invalid_argument(detail::concat(where, ": samples_per_segment must be >= 1, got ", samples_per_segment));
   check_finite(handles, "handles", where);
 }
 
@@ -115,9 +114,9 @@ Frames frames(const WireDeformer& w, const MatrixXd& P, const char* where) {
   for (Index i = 0; i < w.closest.size(); ++i) {
     const Index s = w.closest(i);
     if (!(f.len(s) > 0))
-      throw std::invalid_argument(detail::concat(
-          where, ": p: the curve's tangent vanishes at ", describe_sample(s, w.samples_per_segment, P.rows()),
-          ", used by vertex ", i, "; do neighbouring handles coincide?"));
+      throw std::invalid_argument(detail::concat(where, ": p: the curve's tangent vanishes at ",
+                                                 describe_sample(s, w.samples_per_segment, P.rows()),
+                                                 ", used by vertex ", i, "; do neighbouring handles coincide?"));
   }
   return f;
 }
@@ -135,8 +134,7 @@ CatmullRomSamples catmull_rom_samples(const Eigen::Ref<const MatrixXd>& handles,
 WireDeformer wire_deformer_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& handles,
                                       int samples_per_segment) {
   const char* where = "wire_deformer_precompute";
-  if (X.cols() != 2)
-    throw std::invalid_argument(detail::concat(where, ": X must be #V x 2, got ", shape_of(X)));
+  if (X.cols() != 2) throw std::invalid_argument(detail::concat(where, ": X must be #V x 2, got ", shape_of(X)));
   check_handles(handles, samples_per_segment, where);
   check_finite(X, "X", where);
   WireDeformer w;
@@ -163,8 +161,7 @@ void wire_deform(const WireDeformer& w, const Eigen::Ref<const VectorXd>& p, Eig
   const MatrixXd P = handle_positions(w, p, where);
   const Index nv = w.closest.size();
   if (x.size() != 2 * nv)
-    throw std::invalid_argument(
-        detail::concat(where, ": x must have #V*2 = ", 2 * nv, " entries, got ", x.size()));
+    throw std::invalid_argument(detail::concat(where, ": x must have #V*2 = ", 2 * nv, " entries, got ", x.size()));
   const Frames f = frames(w, P, where);
   for (Index i = 0; i < nv; ++i) {
     const Index s = w.closest(i);

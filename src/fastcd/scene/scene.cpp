@@ -3,16 +3,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "fastcd/cd/skeleton.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
-#include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
+#include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/anim_io.hpp"
 #include "fastcd/io/mesh_io.hpp"
@@ -214,8 +214,8 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   const TgfGraph g = read_tgf(file_key(j, {"handle_file"}, dir, json_path));
   s.kind = g.BE.rows() > 0 ? HandleKind::Bones : HandleKind::Points;
   if (g.BE.rows() > 0 && g.P.size() > 0)
-    fail(json_path, "mixed point handles and bones are not supported (" + std::to_string(g.P.size()) +
-                        " points, " + std::to_string(g.BE.rows()) + " bones)");
+    fail(json_path, "mixed point handles and bones are not supported (" + std::to_string(g.P.size()) + " points, " +
+                        std::to_string(g.BE.rows()) + " bones)");
   s.handles = s.kind == HandleKind::Bones ? g.BE.rows() : g.P.size();
   const std::string weights = file_key(j, {"weight_file"}, dir, json_path, false);
   if (!weights.empty()) {
@@ -245,8 +245,8 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
     fail(json_path, "the weights have " + std::to_string(s.W.rows()) + " rows but the mesh has " +
                         std::to_string(s.X.rows()) + " vertices");
   if (s.W.cols() != s.handles)
-    fail(json_path, "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) +
-                        " handles");
+    fail(json_path,
+         "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) + " handles");
 
   normalize_scene(s, json_path);
   s.rest_pose = identity_pose(s.handles, s.dim);
@@ -276,8 +276,8 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   if (d == 2) {
     const Animation2D a = read_animation_2d(anim);
     if (a.rest.rows() != s.handles)
-      fail(json_path, "the animation has " + std::to_string(a.rest.rows()) + " handles, the rig " +
-                          std::to_string(s.handles));
+      fail(json_path,
+           "the animation has " + std::to_string(a.rest.rows()) + " handles, the rig " + std::to_string(s.handles));
     for (Index f = 0; f < static_cast<Index>(a.frames.size()); ++f) {
       std::vector<MatrixXd> A = to_file_poses_2d(g, a, f, s.kind);
       for (auto& Ab : A) Ab = normalize_affine(Ab, s.center, s.scale);
@@ -355,7 +355,8 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
     s.rest_pose = flatten(s.handle_points);
     s.rig = std::make_shared<WireRig>(s.X, s.handle_points);
   } else {
-    s.rig = std::make_shared<LinearRig>(Jlbs, s.rest_pose, s.dim, s.kind == HandleKind::Bones ? "lbs (bones)" : "lbs (point handles)");
+    s.rig = std::make_shared<LinearRig>(Jlbs, s.rest_pose, s.dim,
+                                        s.kind == HandleKind::Bones ? "lbs (bones)" : "lbs (point handles)");
   }
   return s;
 }

@@ -24,9 +24,9 @@ struct Scene {
   double scale = 1.0;  ///< normalisation scale (largest centred coordinate), as both releases do
   HandleKind kind = HandleKind::Bones;
   Index handles = 0;
-  MatrixXd W;                   ///< #V x #handles LBS weights (cage: the cage coordinates)
-  MatrixXd handle_points;       ///< rest point handles / cage vertices (#handles x dim, normalised)
-  MatrixXi cage_edges;          ///< cage boundary (2D: edges of the closed polygon), empty otherwise
+  MatrixXd W;              ///< #V x #handles LBS weights (cage: the cage coordinates)
+  MatrixXd handle_points;  ///< rest point handles / cage vertices (#handles x dim, normalised)
+  MatrixXi cage_edges;     ///< cage boundary (2D: edges of the closed polygon), empty otherwise
   /// The rig the scene is simulated with; its parameters are `poses`:
   /// - "lbs": LBS with affine bones/handles (the releases' rig; rest_pose = identity per handle);
   /// - "cage (mean value)" / "cage (harmonic)": p = cage vertex positions (#handles*dim);
@@ -35,14 +35,14 @@ struct Scene {
   VectorXd rest_pose;           ///< the rig's rest parameters
   std::vector<VectorXd> poses;  ///< rig parameters per animation frame (normalised coordinates)
   double dt = 0.01, ym = 1e5, pr = 0.0, rho = 1.0;
-  std::string model = "arap";   ///< material the scene asks for (fastcd always simulates ARAP)
+  std::string model = "arap";  ///< material the scene asks for (fastcd always simulates ARAP)
   bool with_dynamics = true;
   /// Optional render surface (3D): "render_mesh_file" in the JSON, else <mesh stem>.obj beside
   /// a .mesh file. Normalised like X and embedded in the tets (positions = render_E X).
   MatrixXd render_V;
   MatrixXi render_F;
   SparseMatrix render_E;
-  double render_max_distance = 0.0;  ///< farthest render vertex from the tet mesh (normalised units)
+  double render_max_distance = 0.0;   ///< farthest render vertex from the tet mesh (normalised units)
   std::vector<std::string> warnings;  ///< things the user should know (e.g. model replaced by ARAP)
 };
 

@@ -34,8 +34,7 @@ void deformation(const ArapElements& el, const double* __restrict x, double* __r
 
 /// b = b0 + G^T AMue R for vertices [v0, v1).
 template <int dim>
-void elastic_rhs(const ArapElements& el, const double* __restrict R, const double* b0, double* b, Index v0,
-                 Index v1) {
+void elastic_rhs(const ArapElements& el, const double* __restrict R, const double* b0, double* b, Index v0, Index v1) {
   constexpr int d2 = dim * dim;
   const int* __restrict ptr = el.incidence_ptr.data();
   const int* __restrict elem = el.incidence_elem.data();
@@ -95,8 +94,7 @@ ArapElements arap_elements(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref
         for (int c = 0; c < dim; ++c) el.grads[(e * nv + a) * dim + c] = g(a, c);
       }
     }
-    for (std::size_t v = 0; v < static_cast<std::size_t>(X.rows()); ++v)
-      el.incidence_ptr[v + 1] += el.incidence_ptr[v];
+    for (std::size_t v = 0; v < static_cast<std::size_t>(X.rows()); ++v) el.incidence_ptr[v + 1] += el.incidence_ptr[v];
     const auto ninc = static_cast<std::size_t>(el.incidence_ptr.back());
     el.incidence_elem.resize(ninc);
     el.incidence_wg.resize(ninc * dim);

@@ -18,11 +18,11 @@ struct ArapElements {
   Index dim = 0;
   Index num_vertices = 0;
   Index num_elements = 0;
-  std::vector<int> vertices;        ///< #T*(dim+1): element e's vertices
-  std::vector<double> grads;        ///< #T*(dim+1)*dim: grad(phi_a) of element e's vertex a
-  std::vector<int> incidence_ptr;   ///< #V+1: vertex v's incidences are [ptr[v], ptr[v+1])
-  std::vector<int> incidence_elem;  ///< element of each incidence
-  std::vector<double> incidence_wg; ///< dim per incidence: mu vol_e grad(phi_a)
+  std::vector<int> vertices;         ///< #T*(dim+1): element e's vertices
+  std::vector<double> grads;         ///< #T*(dim+1)*dim: grad(phi_a) of element e's vertex a
+  std::vector<int> incidence_ptr;    ///< #V+1: vertex v's incidences are [ptr[v], ptr[v+1])
+  std::vector<int> incidence_elem;   ///< element of each incidence
+  std::vector<double> incidence_wg;  ///< dim per incidence: mu vol_e grad(phi_a)
   Index num_entries() const { return num_elements * dim * dim; }
 };
 

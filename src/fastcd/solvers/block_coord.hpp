@@ -15,7 +15,7 @@ namespace fastcd {
 ///         step functions throw.
 VectorXd block_coord(const Eigen::Ref<const VectorXd>& x0,
                      const std::function<VectorXd(const VectorXd& x, const VectorXd& r)>& global_step,
-                     const std::function<VectorXd(const VectorXd& x)>& local_step,
-                     double tolerance = 1e-6, int max_iter = 1, int* iterations = nullptr);
+                     const std::function<VectorXd(const VectorXd& x)>& local_step, double tolerance = 1e-6,
+                     int max_iter = 1, int* iterations = nullptr);
 
 }  // namespace fastcd

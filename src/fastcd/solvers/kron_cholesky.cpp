@@ -33,13 +33,15 @@ void KronCholesky::compute(const SparseMatrix& As, Index d, CholeskyBackend back
   n_ = As.rows();
   d_ = d;
   used_ = backend;
-  if (backend == CholeskyBackend::Auto) used_ = (d == 3 && n_ > 3000) ? CholeskyBackend::Cholmod : CholeskyBackend::Eigen;
+  if (backend == CholeskyBackend::Auto)
+    used_ = (d == 3 && n_ > 3000) ? CholeskyBackend::Cholmod : CholeskyBackend::Eigen;
   impl_ = std::make_unique<Impl>();  // (a refactorisation starts clean)
   Impl& m = *impl_;
   if (used_ == CholeskyBackend::Cholmod) {
     m.cholmod.cholmod().print = 0;  // the library never prints (CHOLMOD warns on stderr otherwise)
     m.cholmod.compute(As);
-    FASTCD_ENSURE(m.cholmod.info() == Eigen::Success, "CHOLMOD: the ", shape_of(As), " matrix is not positive definite");
+    FASTCD_ENSURE(m.cholmod.info() == Eigen::Success, "CHOLMOD: the ", shape_of(As),
+                  " matrix is not positive definite");
     m.cholmod_entries = static_cast<Index>(m.cholmod.cholmod().lnz);
     return;
   }
@@ -123,10 +125,17 @@ void KronCholesky::solve(const double* b, double* x, double* scratch) const {
     return;
   }
   switch (d_) {
-    case 1: ldlt_solve<1>(m, n_, scratch, b, x); break;
-    case 2: ldlt_solve<2>(m, n_, scratch, b, x); break;
-    case 3: ldlt_solve<3>(m, n_, scratch, b, x); break;
-    default: FASTCD_CHECK(false, "only d in {1, 2, 3} is supported, got ", d_);
+    case 1:
+      ldlt_solve<1>(m, n_, scratch, b, x);
+      break;
+    case 2:
+      ldlt_solve<2>(m, n_, scratch, b, x);
+      break;
+    case 3:
+      ldlt_solve<3>(m, n_, scratch, b, x);
+      break;
+    default:
+      FASTCD_CHECK(false, "only d in {1, 2, 3} is supported, got ", d_);
   }
 }
 

@@ -52,8 +52,8 @@ bool closest_rotation_3x3(const double* F, double* R) {
   // with the largest diagonal (the 4D cross product of the other three rows).
   const double Sxx = F[0], Syx = F[1], Szx = F[2], Sxy = F[3], Syy = F[4], Szy = F[5], Sxz = F[6], Syz = F[7],
                Szz = F[8];
-  const double n2 = Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy +
-                    Szz * Szz;
+  const double n2 =
+      Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy + Szz * Szz;
   if (!(n2 > 0) || !std::isfinite(n2)) return false;
   double N[4][4] = {{Sxx + Syy + Szz, Syz - Szy, Szx - Sxz, Sxy - Syx},
                     {Syz - Szy, Sxx - Syy - Szz, Sxy + Syx, Szx + Sxz},
@@ -123,8 +123,8 @@ bool closest_rotation_3x3(const double* F, double* R) {
 namespace {
 template <int dim>
 void check_batch(const Eigen::Ref<const VectorXd>& F, const char* where) {
-  FASTCD_CHECK(F.size() % (dim * dim) == 0, "F has ", F.size(), " entries, not a multiple of ",
-               dim * dim, " (", where, ")");
+  FASTCD_CHECK(F.size() % (dim * dim) == 0, "F has ", F.size(), " entries, not a multiple of ", dim * dim, " (", where,
+               ")");
   check_finite(F, "F", where);
 }
 }  // namespace
@@ -229,10 +229,10 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
         for (int j = 0; j < 3; ++j) f[3 * i + j](l) = Fl[i * row_stride + j];
     }
     for (int l = nl; l < kLanes; ++l) f[0](l) = f[4](l) = f[8](l) = 1.0;  // padding: identity
-    const Lane &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6],
-               &Syz = f[7], &Szz = f[8];
-    const Lane n2 = Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy +
-                    Szz * Szz;
+    const Lane &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
+               &Szz = f[8];
+    const Lane n2 =
+        Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy + Szz * Szz;
     const Lane N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
                N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
     const Lane detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);

@@ -8,8 +8,7 @@
 
 namespace fastcd {
 
-MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& m,
-                         double rtol) {
+MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& m, double rtol) {
   FASTCD_CHECK(m.size() == A.cols(), "weights have ", m.size(), " entries for ", A.cols(), " columns");
   FASTCD_CHECK(rtol > 0 && rtol < 1, "rtol must lie in (0, 1), got ", rtol);
   for (Index v = 0; v < m.size(); ++v)
@@ -59,25 +58,25 @@ MatrixXd weight_space_operator(const Eigen::Ref<const MatrixXd>& V, const CMat& 
     for (Index v = 0; v < n; ++v) Ci.col(v) = C.col(v * d + i);
     for (Index j = 0; j <= d; ++j) {
       auto block = A.middleRows((i * (d + 1) + j) * c, c);
-      if (j < d) block = Ci * V.col(j).asDiagonal();
-      else block = Ci;
+      if (j < d)
+        block = Ci * V.col(j).asDiagonal();
+      else
+        block = Ci;
     }
   }
   return A;
 }
 }  // namespace
 
-MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V,
-                                     const Eigen::Ref<const MatrixXi>& T, const SparseMatrix& C,
-                                     double rtol) {
+MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& T,
+                                     const SparseMatrix& C, double rtol) {
   check_mesh(V, T, "lbs_weight_space_constraint");
   check_finite(MatrixXd(C), "C", "lbs_weight_space_constraint");
   const MatrixXd A = weight_space_operator(V, C);
   return row_space_basis(A, massmatrix(V, T).diagonal(), rtol);
 }
 
-MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V,
-                                     const Eigen::Ref<const MatrixXi>& T,
+MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& T,
                                      const Eigen::Ref<const MatrixXd>& C, double rtol) {
   check_mesh(V, T, "lbs_weight_space_constraint");
   check_finite(C, "C", "lbs_weight_space_constraint");

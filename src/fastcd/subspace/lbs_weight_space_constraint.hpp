@@ -20,17 +20,14 @@ namespace fastcd {
 /// @param rtol  relative singular-value cut-off.
 /// @return      r x #V with orthonormal rows; r = 0 when C is zero.
 /// @throws std::invalid_argument on size mismatch or non-finite C.
-MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V,
-                                     const Eigen::Ref<const MatrixXi>& T, const SparseMatrix& C,
-                                     double rtol = 1e-10);
-MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V,
-                                     const Eigen::Ref<const MatrixXi>& T,
+MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& T,
+                                     const SparseMatrix& C, double rtol = 1e-10);
+MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& T,
                                      const Eigen::Ref<const MatrixXd>& C, double rtol = 1e-10);
 
 /// Orthonormal basis (as rows) of the row space of A measured in the inner product of the
 /// diagonal weights m (rank from the singular values of diag(m)^{1/2} A^T above rtol * max).
 /// Shared by the weight-space constraint and the full-order constraint reduction.
-MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& m,
-                         double rtol);
+MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& m, double rtol);
 
 }  // namespace fastcd

@@ -11,13 +11,13 @@ VectorXd diagonal_of(const SparseMatrix& M, const char* what, const char* where)
   FASTCD_CHECK(M.rows() == M.cols(), what, " must be square, got ", shape_of(M), " (", where, ")");
   for (Index c = 0; c < M.outerSize(); ++c)
     for (SparseMatrix::InnerIterator it(M, c); it; ++it)
-      FASTCD_CHECK(it.row() == it.col() || it.value() == 0.0, what, " must be diagonal, but ",
-                   what, "(", it.row(), ", ", it.col(), ") = ", it.value(), " (", where, ")");
+      FASTCD_CHECK(it.row() == it.col() || it.value() == 0.0, what, " must be diagonal, but ", what, "(", it.row(),
+                   ", ", it.col(), ") = ", it.value(), " (", where, ")");
   return M.diagonal();
 }
 
-Orthonormalization orthonormalize_factor(const Eigen::Ref<const MatrixXd>& B, const SparseMatrix& M,
-                                         double threshold, double rank_rtol) {
+Orthonormalization orthonormalize_factor(const Eigen::Ref<const MatrixXd>& B, const SparseMatrix& M, double threshold,
+                                         double rank_rtol) {
   FASTCD_CHECK(M.rows() == B.rows(), "M is ", shape_of(M), " but B has ", B.rows(), " rows");
   const VectorXd m = diagonal_of(M, "M", "orthonormalize");
   for (Index i = 0; i < m.size(); ++i)
@@ -34,8 +34,10 @@ Orthonormalization orthonormalize_factor(const Eigen::Ref<const MatrixXd>& B, co
   bool dependent = false;
   for (Index j = 0; j < r; ++j) {
     if (out.R.row(j).cwiseAbs().sum() <= threshold) continue;  // simkit: an all-zero R row
-    if (std::abs(out.R(j, j)) > rank_rtol * rmax) out.kept.push_back(j);
-    else dependent = true;
+    if (std::abs(out.R(j, j)) > rank_rtol * rmax)
+      out.kept.push_back(j);
+    else
+      dependent = true;
   }
   if (dependent) {
     // Unpivoted Householder has no rank-revealing power once a column is dependent (later

@@ -5,10 +5,10 @@
 namespace fastcd {
 
 struct Orthonormalization {
-  MatrixXd Q;              ///< n x r' with Q^T M Q = I and span(Q) = span(B)
-  MatrixXd R;              ///< upper triangular with Q = B[:, kept] R^{-1} (full rank: the r x r
-                           ///< Householder factor of M^{1/2} B, kept = 0..r-1)
-  std::vector<Index> kept; ///< columns of B that Q is built from
+  MatrixXd Q;               ///< n x r' with Q^T M Q = I and span(Q) = span(B)
+  MatrixXd R;               ///< upper triangular with Q = B[:, kept] R^{-1} (full rank: the r x r
+                            ///< Householder factor of M^{1/2} B, kept = 0..r-1)
+  std::vector<Index> kept;  ///< columns of B that Q is built from
 };
 
 /// Householder QR of M^{1/2} B = Qm R (LAPACK sign convention, as numpy), keeping column j of
@@ -27,10 +27,9 @@ struct Orthonormalization {
 /// @param threshold  row-sum cut-off (simkit default 1e-16).
 /// @throws std::invalid_argument if sizes differ, M is not diagonal or has a non-positive
 ///         diagonal entry.
-MatrixXd orthonormalize(const Eigen::Ref<const MatrixXd>& B, double threshold = 1e-16,
+MatrixXd orthonormalize(const Eigen::Ref<const MatrixXd>& B, double threshold = 1e-16, double rank_rtol = 1e-10);
+MatrixXd orthonormalize(const Eigen::Ref<const MatrixXd>& B, const SparseMatrix& M, double threshold = 1e-16,
                         double rank_rtol = 1e-10);
-MatrixXd orthonormalize(const Eigen::Ref<const MatrixXd>& B, const SparseMatrix& M,
-                        double threshold = 1e-16, double rank_rtol = 1e-10);
 
 /// Same computation, returning Q together with R and the kept columns.
 Orthonormalization orthonormalize_factor(const Eigen::Ref<const MatrixXd>& B, const SparseMatrix& M,

@@ -11,8 +11,7 @@ namespace fastcd {
 VectorXd project_into_subspace(const Eigen::Ref<const VectorXd>& y, const Eigen::Ref<const MatrixXd>& B);
 VectorXd project_into_subspace(const Eigen::Ref<const VectorXd>& y, const Eigen::Ref<const MatrixXd>& B,
                                const SparseMatrix& M);
-VectorXd project_into_subspace(const Eigen::Ref<const VectorXd>& y, const SparseMatrix& B,
-                               const SparseMatrix& M);
+VectorXd project_into_subspace(const Eigen::Ref<const VectorXd>& y, const SparseMatrix& B, const SparseMatrix& M);
 
 /// The same solve with precomputed BMB = B^T M B (r x r) and BMy = B^T M y (r).
 VectorXd project_into_subspace_normal(const Eigen::Ref<const MatrixXd>& BMB, const Eigen::Ref<const VectorXd>& BMy);

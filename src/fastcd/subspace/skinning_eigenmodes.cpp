@@ -1,11 +1,11 @@
 #include "fastcd/subspace/skinning_eigenmodes.hpp"
 
+#include <Spectra/MatOp/SparseSymMatProd.h>
+#include <Spectra/SymGEigsShiftSolver.h>
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 #include <Eigen/SparseCholesky>
-#include <Spectra/MatOp/SparseSymMatProd.h>
-#include <Spectra/SymGEigsShiftSolver.h>
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -26,14 +26,12 @@ namespace {
 class ConstrainedShiftInvert {
  public:
   using Scalar = double;
-  ConstrainedShiftInvert(const SparseMatrix& L, const SparseMatrix& M, const MatrixXd& A)
-      : L_(L), M_(M), A_(A) {}
+  ConstrainedShiftInvert(const SparseMatrix& L, const SparseMatrix& M, const MatrixXd& A) : L_(L), M_(M), A_(A) {}
   Index rows() const { return L_.rows(); }
   Index cols() const { return L_.cols(); }
   void set_shift(const Scalar& sigma) {
     chol_.compute(SparseMatrix(L_ - sigma * M_));
-    FASTCD_ENSURE(chol_.info() == Eigen::Success,
-                  "factorising L - sigma M failed (sigma = ", sigma, ")");
+    FASTCD_ENSURE(chol_.info() == Eigen::Success, "factorising L - sigma M failed (sigma = ", sigma, ")");
     if (A_.rows() > 0) {
       Z_ = chol_.solve(MatrixXd(A_.transpose()));
       schur_.compute(A_ * Z_);
@@ -77,8 +75,8 @@ EigenPairs dense_constrained_eigs(const SparseMatrix& L, const VectorXd& m, cons
   return {N * es.eigenvectors().leftCols(k), es.eigenvalues().head(k)};
 }
 
-EigenPairs spectra_constrained_eigs(const SparseMatrix& L, const SparseMatrix& M, const MatrixXd& A,
-                                    int k, double sigma) {
+EigenPairs spectra_constrained_eigs(const SparseMatrix& L, const SparseMatrix& M, const MatrixXd& A, int k,
+                                    double sigma) {
   const Index n = L.rows();
   ConstrainedShiftInvert op(L, M, A);
   Spectra::SparseSymMatProd<double> bop(M);
@@ -88,17 +86,15 @@ EigenPairs spectra_constrained_eigs(const SparseMatrix& L, const SparseMatrix& M
       eigs(op, bop, k, ncv, sigma);
   eigs.init();
   eigs.compute(Spectra::SortRule::LargestMagn, 1000, 1e-12, Spectra::SortRule::SmallestAlge);
-  FASTCD_ENSURE(eigs.info() == Spectra::CompInfo::Successful,
-                "shift-invert Lanczos did not converge for ", k, " modes on ", n,
-                " vertices (try fewer modes)");
+  FASTCD_ENSURE(eigs.info() == Spectra::CompInfo::Successful, "shift-invert Lanczos did not converge for ", k,
+                " modes on ", n, " vertices (try fewer modes)");
   return {eigs.eigenvectors(), eigs.eigenvalues()};
 }
 
 }  // namespace
 
-SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X,
-                                       const Eigen::Ref<const MatrixXi>& T, int k, double mu,
-                                       const std::optional<VectorXi>& bI,
+SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, int k,
+                                       double mu, const std::optional<VectorXi>& bI,
                                        const std::optional<MatrixXd>& Aeq) {
   check_mesh(X, T, "skinning_eigenmodes");
   FASTCD_CHECK(std::isfinite(mu) && mu > 0, "mu must be finite and > 0, got ", mu);
@@ -117,8 +113,7 @@ SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X,
 
   const SparseMatrix Lfull = dirichlet_laplacian(X, T, mu);
   const VectorXd mfull = massmatrix(X, T).diagonal();
-  for (Index v = 0; v < n; ++v)
-    FASTCD_CHECK(mfull(v) > 0, "vertex ", v, " belongs to no element");
+  for (Index v = 0; v < n; ++v) FASTCD_CHECK(mfull(v) > 0, "vertex ", v, " belongs to no element");
   const SparseMatrix L = principal_submatrix(Lfull, free_of, nf);
   VectorXd m(nf);
   for (Index i = 0; i < nf; ++i) m(i) = mfull(free[static_cast<std::size_t>(i)]);
@@ -131,8 +126,8 @@ SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X,
     A = row_space_basis(Af, m, 1e-10);
   }
   const Index available = nf - A.rows();
-  FASTCD_CHECK(k >= 1 && k <= available, "k = ", k, " modes requested, but only ", available,
-               " are available (", nf, " free vertices, constraint rank ", A.rows(), ")");
+  FASTCD_CHECK(k >= 1 && k <= available, "k = ", k, " modes requested, but only ", available, " are available (", nf,
+               " free vertices, constraint rank ", A.rows(), ")");
 
   EigenPairs ep;
   if (available < 2 * k + 21) {

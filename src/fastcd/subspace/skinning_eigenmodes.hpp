@@ -31,9 +31,8 @@ struct SkinningEigenmodes {
 ///             not be independent (the rank is detected).
 /// @throws std::invalid_argument for bad shapes/indices or k out of range;
 ///         std::runtime_error when the eigen-solve does not converge.
-SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X,
-                                       const Eigen::Ref<const MatrixXi>& T, int k, double mu = 1.0,
-                                       const std::optional<VectorXi>& bI = std::nullopt,
+SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, int k,
+                                       double mu = 1.0, const std::optional<VectorXi>& bI = std::nullopt,
                                        const std::optional<MatrixXd>& Aeq = std::nullopt);
 
 }  // namespace fastcd

@@ -139,19 +139,17 @@ KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter, st
   return out;
 }
 
-KMeansResult spectral_clustering(const Eigen::Ref<const MatrixXd>& W, int k,
-                                 const Eigen::Ref<const VectorXd>& D, std::uint32_t seed) {
+KMeansResult spectral_clustering(const Eigen::Ref<const MatrixXd>& W, int k, const Eigen::Ref<const VectorXd>& D,
+                                 std::uint32_t seed) {
   if (D.size() == 0) return kmeans2(W, k, 10, seed);
   FASTCD_CHECK(D.size() == W.rows(), "D has ", D.size(), " entries for ", W.rows(), " rows of W");
   return kmeans2(D.asDiagonal() * W, k, 10, seed);
 }
 
-SpectralCubature spectral_cubature(const Eigen::Ref<const MatrixXd>& X,
-                                   const Eigen::Ref<const MatrixXi>& T,
+SpectralCubature spectral_cubature(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                                    const Eigen::Ref<const MatrixXd>& W, int k) {
   check_mesh(X, T, "spectral_cubature");
-  FASTCD_CHECK(W.rows() == X.rows(), "W must have one row per vertex: X is ", shape_of(X),
-               ", W is ", shape_of(W));
+  FASTCD_CHECK(W.rows() == X.rows(), "W must have one row per vertex: X is ", shape_of(X), ", W is ", shape_of(W));
   FASTCD_CHECK(k >= 1 && k <= T.rows(), "k = ", k, " clusters must lie in [1, #T = ", T.rows(), "]");
   const Index t = T.rows(), s = T.cols();
   MatrixXd Wt(t, W.cols());

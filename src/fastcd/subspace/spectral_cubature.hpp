@@ -19,13 +19,11 @@ struct KMeansResult {
 /// centre with ties to the lowest index; mean update; an empty cluster keeps its centre).
 /// Labels are those of the last assignment, centroids the means after it.
 /// @throws std::invalid_argument unless 1 <= k <= #points, iter >= 1 and data is finite.
-KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter = 10,
-                     std::uint32_t seed = 0);
+KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter = 10, std::uint32_t seed = 0);
 
 /// simkit.spectral_clustering: kmeans2 on the rows of W (each multiplied by D(row) if given).
 KMeansResult spectral_clustering(const Eigen::Ref<const MatrixXd>& W, int k,
-                                 const Eigen::Ref<const VectorXd>& D = VectorXd(),
-                                 std::uint32_t seed = 0);
+                                 const Eigen::Ref<const VectorXd>& D = VectorXd(), std::uint32_t seed = 0);
 
 struct SpectralCubature {
   VectorXi lI;         ///< #C element nearest (in feature space) to each centroid, lowest index on ties
@@ -38,8 +36,7 @@ struct SpectralCubature {
 /// `k` clusters (simkit.spectral_cubature with return_labels and return_centroids).
 /// @param X  #V x dim, T #T x (dim+1), W #V x p (e.g. skinning eigenmodes, M-orthonormal).
 /// @throws std::invalid_argument for bad shapes or k outside [1, #T].
-SpectralCubature spectral_cubature(const Eigen::Ref<const MatrixXd>& X,
-                                   const Eigen::Ref<const MatrixXi>& T,
+SpectralCubature spectral_cubature(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                                    const Eigen::Ref<const MatrixXd>& W, int k);
 
 }  // namespace fastcd

@@ -50,9 +50,8 @@ using ContextPtr = std::unique_ptr<cairo_t, ContextDeleter>;
 inline SurfacePtr make_surface(int w, int h, cairo_format_t format = CAIRO_FORMAT_ARGB32) {
   SurfacePtr s(cairo_image_surface_create(format, w, h));
   if (cairo_surface_status(s.get()) != CAIRO_STATUS_SUCCESS)
-    throw std::runtime_error("cairo: cannot create a " + std::to_string(w) + "x" +
-                             std::to_string(h) + " image: " +
-                             cairo_status_to_string(cairo_surface_status(s.get())));
+    throw std::runtime_error("cairo: cannot create a " + std::to_string(w) + "x" + std::to_string(h) +
+                             " image: " + cairo_status_to_string(cairo_surface_status(s.get())));
   return s;
 }
 
@@ -143,11 +142,21 @@ class Painter {
     if (ha == HA::Right) x0 = -b.width;
     double base = 0;
     switch (va) {
-      case VA::Top: base = b.ascent; break;
-      case VA::Bottom: base = -b.descent; break;
-      case VA::Center: base = (b.ascent - b.descent) / 2; break;
-      case VA::CenterBaseline: base = b.ascent / 2; break;
-      case VA::Baseline: base = 0; break;
+      case VA::Top:
+        base = b.ascent;
+        break;
+      case VA::Bottom:
+        base = -b.descent;
+        break;
+      case VA::Center:
+        base = (b.ascent - b.descent) / 2;
+        break;
+      case VA::CenterBaseline:
+        base = b.ascent / 2;
+        break;
+      case VA::Baseline:
+        base = 0;
+        break;
     }
     cairo_save(cr_);
     cairo_translate(cr_, x, y);
@@ -231,37 +240,40 @@ inline std::string shape_str(const Eigen::MatrixXd& M) {
 // Validates that X is #V x dim with finite coordinates; `what` names X.
 inline void check_positions(const Eigen::MatrixXd& X, Eigen::Index dim, const std::string& what) {
   if (X.cols() != dim)
-    throw std::invalid_argument(what + " must be #V x " + std::to_string(dim) + ", got " +
-                                shape_str(X));
+    throw std::invalid_argument(what + " must be #V x " + std::to_string(dim) + ", got " + shape_str(X));
   if (!X.allFinite()) {
     for (Eigen::Index v = 0; v < X.rows(); ++v)
       for (Eigen::Index d = 0; d < dim; ++d)
         if (!std::isfinite(X(v, d)))
-          throw std::invalid_argument(what + " has a non-finite coordinate at (" +
-                                      std::to_string(v) + ", " + std::to_string(d) + ")");
+          throw std::invalid_argument(what + " has a non-finite coordinate at (" + std::to_string(v) + ", " +
+                                      std::to_string(d) + ")");
   }
 }
 
 // Validates one animation panel: at least one state, every state #V x dim
 // and finite, the index matrix (called `name`, e.g. "T" or "F") #rows x 3
 // with every index in [0, #V) of every state. `who` starts each message.
-inline void check_panel(const std::string& who, const std::vector<Eigen::MatrixXd>& states,
-                        Eigen::Index dim, const Eigen::MatrixXi& T, const std::string& name) {
+inline void check_panel(const std::string& who, const std::vector<Eigen::MatrixXd>& states, Eigen::Index dim,
+                        const Eigen::MatrixXi& T, const std::string& name) {
   if (states.empty()) throw std::invalid_argument(who + " has no states");
   if (T.cols() != 3)
-    throw std::invalid_argument(who + ": " + name + " must be #" + name + " x 3, got " +
-                                std::to_string(T.rows()) + "x" + std::to_string(T.cols()));
+    throw std::invalid_argument(who + ": " + name + " must be #" + name + " x 3, got " + std::to_string(T.rows()) +
+                                "x" + std::to_string(T.cols()));
   Eigen::Index tmax = -1, tmin = 0, at_max = 0, at_min = 0;
   for (Eigen::Index i = 0; i < T.size(); ++i) {
-    if (T.data()[i] > tmax) { tmax = T.data()[i]; at_max = i; }
-    if (T.data()[i] < tmin) { tmin = T.data()[i]; at_min = i; }
+    if (T.data()[i] > tmax) {
+      tmax = T.data()[i];
+      at_max = i;
+    }
+    if (T.data()[i] < tmin) {
+      tmin = T.data()[i];
+      at_min = i;
+    }
   }
   auto where = [&](Eigen::Index i) {  // column-major index -> "T(t, k)"
     return name + "(" + std::to_string(i % T.rows()) + ", " + std::to_string(i / T.rows()) + ")";
   };
-  if (tmin < 0)
-    throw std::invalid_argument(who + ": " + where(at_min) + " = " + std::to_string(tmin) +
-                                " is negative");
+  if (tmin < 0) throw std::invalid_argument(who + ": " + where(at_min) + " = " + std::to_string(tmin) + " is negative");
   for (std::size_t s = 0; s < states.size(); ++s) {
     const auto& X = states[s];
     check_positions(X, dim, who + ": state " + std::to_string(s));

@@ -22,34 +22,34 @@ using namespace detail;  // shared Cairo / text / ffmpeg helpers (painter.hpp)
 
 // tab20 (matplotlib/_cm.py, _tab20_data).
 const std::array<Rgb, 20> kTab20 = {{
-    {0.12156862745098039, 0.4666666666666667, 0.7058823529411765},    // #1f77b4
-    {0.6823529411764706, 0.7803921568627451, 0.9098039215686274},     // #aec7e8
-    {1.0, 0.4980392156862745, 0.054901960784313725},                  // #ff7f0e
-    {1.0, 0.7333333333333333, 0.47058823529411764},                   // #ffbb78
-    {0.17254901960784313, 0.6274509803921569, 0.17254901960784313},   // #2ca02c
-    {0.596078431372549, 0.8745098039215686, 0.5411764705882353},      // #98df8a
-    {0.8392156862745098, 0.15294117647058825, 0.1568627450980392},    // #d62728
-    {1.0, 0.596078431372549, 0.5882352941176471},                     // #ff9896
-    {0.5803921568627451, 0.403921568627451, 0.7411764705882353},      // #9467bd
-    {0.7725490196078432, 0.6901960784313725, 0.8352941176470589},     // #c5b0d5
-    {0.5490196078431373, 0.33725490196078434, 0.29411764705882354},   // #8c564b
-    {0.7686274509803922, 0.611764705882353, 0.5803921568627451},      // #c49c94
-    {0.8901960784313725, 0.4666666666666667, 0.7607843137254902},     // #e377c2
-    {0.9686274509803922, 0.7137254901960784, 0.8235294117647058},     // #f7b6d2
-    {0.4980392156862745, 0.4980392156862745, 0.4980392156862745},     // #7f7f7f
-    {0.7803921568627451, 0.7803921568627451, 0.7803921568627451},     // #c7c7c7
-    {0.7372549019607844, 0.7411764705882353, 0.13333333333333333},    // #bcbd22
-    {0.8588235294117647, 0.8588235294117647, 0.5529411764705883},     // #dbdb8d
-    {0.09019607843137255, 0.7450980392156863, 0.8117647058823529},    // #17becf
-    {0.6196078431372549, 0.8549019607843137, 0.8980392156862745},     // #9edae5
+    {0.12156862745098039, 0.4666666666666667, 0.7058823529411765},   // #1f77b4
+    {0.6823529411764706, 0.7803921568627451, 0.9098039215686274},    // #aec7e8
+    {1.0, 0.4980392156862745, 0.054901960784313725},                 // #ff7f0e
+    {1.0, 0.7333333333333333, 0.47058823529411764},                  // #ffbb78
+    {0.17254901960784313, 0.6274509803921569, 0.17254901960784313},  // #2ca02c
+    {0.596078431372549, 0.8745098039215686, 0.5411764705882353},     // #98df8a
+    {0.8392156862745098, 0.15294117647058825, 0.1568627450980392},   // #d62728
+    {1.0, 0.596078431372549, 0.5882352941176471},                    // #ff9896
+    {0.5803921568627451, 0.403921568627451, 0.7411764705882353},     // #9467bd
+    {0.7725490196078432, 0.6901960784313725, 0.8352941176470589},    // #c5b0d5
+    {0.5490196078431373, 0.33725490196078434, 0.29411764705882354},  // #8c564b
+    {0.7686274509803922, 0.611764705882353, 0.5803921568627451},     // #c49c94
+    {0.8901960784313725, 0.4666666666666667, 0.7607843137254902},    // #e377c2
+    {0.9686274509803922, 0.7137254901960784, 0.8235294117647058},    // #f7b6d2
+    {0.4980392156862745, 0.4980392156862745, 0.4980392156862745},    // #7f7f7f
+    {0.7803921568627451, 0.7803921568627451, 0.7803921568627451},    // #c7c7c7
+    {0.7372549019607844, 0.7411764705882353, 0.13333333333333333},   // #bcbd22
+    {0.8588235294117647, 0.8588235294117647, 0.5529411764705883},    // #dbdb8d
+    {0.09019607843137255, 0.7450980392156863, 0.8117647058823529},   // #17becf
+    {0.6196078431372549, 0.8549019607843137, 0.8980392156862745},    // #9edae5
 }};
 
 namespace {
 
 // Matplotlib default rc values (points unless noted).
-constexpr double kTickLabelSize = 10;   // xtick/ytick.labelsize "medium"
-constexpr double kLabelSize = 10;       // axes.labelsize "medium"
-constexpr double kLegendSize = 10;      // legend.fontsize "medium"
+constexpr double kTickLabelSize = 10;  // xtick/ytick.labelsize "medium"
+constexpr double kLabelSize = 10;      // axes.labelsize "medium"
+constexpr double kLegendSize = 10;     // legend.fontsize "medium"
 constexpr double kMajorTickLen = 3.5, kMajorTickWidth = 0.8;
 constexpr double kMinorTickLen = 2.0, kMinorTickWidth = 0.6;
 constexpr double kTickPad = 3.5;
@@ -90,9 +90,9 @@ struct Scale {
 };
 
 struct AxisTicks {
-  std::vector<double> major, minor;          // visible tick values
+  std::vector<double> major, minor;               // visible tick values
   std::vector<Label> major_labels, minor_labels;  // parallel to major / minor
-  Label offset;                               // e.g. "1e-5" (scientific order)
+  Label offset;                                   // e.g. "1e-5" (scientific order)
 };
 
 // Matplotlib's mpl.ticker.ScalarFormatter (no offset; powerlimits -5, 6).
@@ -173,8 +173,9 @@ AxisTicks log_ticks(const Scale& sc, int numticks) {
       t.minor.push_back(m);
       const bool lab = label_minor_all || (label_minor_subset && (s == 2 || s == 3 || s == 4 || s == 6));
       if (lab)
-        t.minor_labels.push_back(
-            Label{std::to_string(s) + "\xc3\x97" "10", with_unicode_minus(std::to_string(k))});
+        t.minor_labels.push_back(Label{std::to_string(s) + "\xc3\x97"
+                                                           "10",
+                                       with_unicode_minus(std::to_string(k))});
       else
         t.minor_labels.push_back(Label{});
     }
@@ -219,8 +220,7 @@ std::vector<Rect> subplot_row(double W, double H, int n) {
   const double cell = tot / (n + wspace * (n - 1));
   const double sep = wspace * cell;
   std::vector<Rect> r;
-  for (int i = 0; i < n; ++i)
-    r.push_back(Rect{left * W + i * (cell + sep), (1 - top) * H, cell, (top - bottom) * H});
+  for (int i = 0; i < n; ++i) r.push_back(Rect{left * W + i * (cell + sep), (1 - top) * H, cell, (top - bottom) * H});
   return r;
 }
 
@@ -247,8 +247,7 @@ void compute_ticks(const Painter& P, Axes& ax) {
   const int nx = std::clamp(x_tick_space(P, ax.box), 1, 9);
   const int ny = std::clamp(y_tick_space(P, ax.box), 1, 9);
   ax.xt = linear_ticks(ax.x, nx);
-  ax.yt = ax.y.log ? log_ticks(ax.y, std::clamp(y_tick_space(P, ax.box), 2, 9))
-                   : linear_ticks(ax.y, ny);
+  ax.yt = ax.y.log ? log_ticks(ax.y, std::clamp(y_tick_space(P, ax.box), 2, 9)) : linear_ticks(ax.y, ny);
 }
 
 // set_aspect("equal", adjustable="datalim"): widen the range that is too
@@ -323,8 +322,7 @@ void draw_decorations(Painter& P, const Axes& ax) {
   cairo_t* cr = P.cr();
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   set_color(cr, kBlack);
-  auto ticks = [&](const std::vector<double>& xs, const std::vector<double>& ys, double len,
-                   double width) {
+  auto ticks = [&](const std::vector<double>& xs, const std::vector<double>& ys, double len, double width) {
     const double lw = P.pt(width);
     cairo_set_line_width(cr, lw);
     const double bottom = snap(ax.box.bottom(), P.pt(kSpineWidth));
@@ -373,21 +371,18 @@ void draw_decorations(Painter& P, const Axes& ax) {
     P.text(ax.xt.offset, ax.box.right(), xlab_bottom + P.pt(1), kTickLabelSize, HA::Right, VA::Top);
     xlab_bottom += P.measure(ax.xt.offset, kTickLabelSize).height() + P.pt(1);
   }
-  if (!ax.yt.offset.empty())
-    P.text(ax.yt.offset, ax.box.x, ax.box.y - P.pt(3), kTickLabelSize, HA::Left, VA::Bottom);
+  if (!ax.yt.offset.empty()) P.text(ax.yt.offset, ax.box.x, ax.box.y - P.pt(3), kTickLabelSize, HA::Left, VA::Bottom);
 
   if (!ax.xlabel.empty())
-    P.text(Label{ax.xlabel, {}}, ax.box.x + ax.box.w / 2, xlab_bottom + P.pt(kLabelPad), kLabelSize,
-           HA::Center, VA::Top);
+    P.text(Label{ax.xlabel, {}}, ax.box.x + ax.box.w / 2, xlab_bottom + P.pt(kLabelPad), kLabelSize, HA::Center,
+           VA::Top);
   if (!ax.ylabel.empty())
-    P.text(Label{ax.ylabel, {}}, ylab_left - P.pt(kLabelPad), ax.box.y + ax.box.h / 2, kLabelSize,
-           HA::Center, VA::Bottom, kBlack, /*vertical=*/true);
+    P.text(Label{ax.ylabel, {}}, ylab_left - P.pt(kLabelPad), ax.box.y + ax.box.h / 2, kLabelSize, HA::Center,
+           VA::Bottom, kBlack, /*vertical=*/true);
   if (!ax.title.empty()) {
     double base = ax.box.y - P.pt(kTitlePad);
-    if (!ax.yt.offset.empty())
-      base -= P.measure(ax.yt.offset, kTickLabelSize).height();
-    P.text(Label{ax.title, {}}, ax.box.x + ax.box.w / 2, base, kAxesTitleSize, HA::Center,
-           VA::Baseline);
+    if (!ax.yt.offset.empty()) base -= P.measure(ax.yt.offset, kTickLabelSize).height();
+    P.text(Label{ax.title, {}}, ax.box.x + ax.box.w / 2, base, kAxesTitleSize, HA::Center, VA::Baseline);
   }
 }
 
@@ -427,8 +422,8 @@ void to_pixels(const Axes& ax, const Eigen::MatrixXd& X, std::vector<double>& ou
   }
 }
 
-void stroke_edges(cairo_t* cr, const std::vector<double>& P, const MeshTopology& m, Rgb color,
-                  double alpha, double lw_px) {
+void stroke_edges(cairo_t* cr, const std::vector<double>& P, const MeshTopology& m, Rgb color, double alpha,
+                  double lw_px) {
   for (const auto& [a, b] : m.edges) {
     cairo_move_to(cr, P[2 * static_cast<std::size_t>(a)], P[2 * static_cast<std::size_t>(a) + 1]);
     cairo_line_to(cr, P[2 * static_cast<std::size_t>(b)], P[2 * static_cast<std::size_t>(b) + 1]);
@@ -448,8 +443,8 @@ void check_triangles(const Eigen::MatrixXi& T, Eigen::Index nv, const std::strin
     for (Eigen::Index k = 0; k < 3; ++k)
       if (T(t, k) < 0 || T(t, k) >= nv)
         throw std::invalid_argument(what + ": T(" + std::to_string(t) + ", " + std::to_string(k) +
-                                    ") = " + std::to_string(T(t, k)) +
-                                    " is out of range for " + std::to_string(nv) + " vertices");
+                                    ") = " + std::to_string(T(t, k)) + " is out of range for " + std::to_string(nv) +
+                                    " vertices");
 }
 
 }  // namespace
@@ -532,25 +527,22 @@ std::vector<double> nice_ticks(double vmin, double vmax, int nbins) {
       ticks.push_back(t);
     }
     const double tol = 1e-10 * dv;
-    const auto n = std::count_if(ticks.begin(), ticks.end(),
-                                 [&](double t) { return t >= vmin - tol && t <= vmax + tol; });
+    const auto n =
+        std::count_if(ticks.begin(), ticks.end(), [&](double t) { return t >= vmin - tol && t <= vmax + tol; });
     if (n >= 2) break;
   }
   return ticks;
 }
 
 void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPanel>& panels,
-                           const AnimationOptions& opt,
-                           const std::function<void(int done, int total)>& progress) {
+                           const AnimationOptions& opt, const std::function<void(int done, int total)>& progress) {
   // ---- validation
   if (panels.empty()) throw std::invalid_argument("write_panel_animation: no panels");
   if (opt.fps < 1) throw std::invalid_argument("write_panel_animation: fps must be >= 1");
   if (!(opt.dpi > 0) || !(opt.panel_width_in > 0) || !(opt.height_in > 0) ||
       !std::isfinite(opt.dpi * opt.panel_width_in * opt.height_in) ||
-      opt.dpi * opt.panel_width_in * static_cast<double>(panels.size()) > 16384 ||
-      opt.dpi * opt.height_in > 16384)
-    throw std::invalid_argument(
-        "write_panel_animation: dpi and figure sizes must be positive (and at most 16384 px)");
+      opt.dpi * opt.panel_width_in * static_cast<double>(panels.size()) > 16384 || opt.dpi * opt.height_in > 16384)
+    throw std::invalid_argument("write_panel_animation: dpi and figure sizes must be positive (and at most 16384 px)");
   if (!(opt.pad >= 0) || !std::isfinite(opt.pad))
     throw std::invalid_argument("write_panel_animation: pad must be finite and >= 0");
   std::size_t frames = 0;
@@ -612,8 +604,7 @@ void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPa
     draw_grid(BP, ax);
     draw_decorations(BP, ax);
   }
-  if (!opt.suptitle.empty())
-    BP.text(Label{opt.suptitle, {}}, W / 2.0, 0.02 * H, kSuptitleSize, HA::Center, VA::Top);
+  if (!opt.suptitle.empty()) BP.text(Label{opt.suptitle, {}}, W / 2.0, 0.02 * H, kSuptitleSize, HA::Center, VA::Top);
   cairo_surface_flush(background.get());
 
   std::vector<MeshTopology> topo;
@@ -627,42 +618,44 @@ void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPa
 
   const int total = static_cast<int>(frames);
 
-  encode_mp4(mp4_path, W, H, opt.fps, total, [&](int f) {
-    cairo_set_operator(cr.get(), CAIRO_OPERATOR_SOURCE);
-    cairo_set_source_surface(cr.get(), background.get(), 0, 0);
-    cairo_paint(cr.get());
-    cairo_set_operator(cr.get(), CAIRO_OPERATOR_OVER);
-    for (std::size_t p = 0; p < panels.size(); ++p) {
-      const MeshPanel& pan = panels[p];
-      const Axes& ax = axes[p];
-      const auto& X = pan.states[std::min(static_cast<std::size_t>(f), pan.states.size() - 1)];
-      to_pixels(ax, X, pix);
-      cairo_save(cr.get());
-      cairo_rectangle(cr.get(), ax.box.x, ax.box.y, ax.box.w, ax.box.h);
-      cairo_clip(cr.get());
-      cairo_new_path(cr.get());
-      for (const auto& tri : topo[p].tris) add_triangle(cr.get(), pix, tri);
-      cairo_set_fill_rule(cr.get(), CAIRO_FILL_RULE_WINDING);
-      set_color(cr.get(), pan.color, 0.95);
-      cairo_fill(cr.get());
-      stroke_edges(cr.get(), pix, topo[p], grey(0.3), 0.95, edge_lw);
-      cairo_restore(cr.get());
-      draw_spines(FP, ax);
-    }
-    return video_frame(frame.get());
-  }, progress);
+  encode_mp4(
+      mp4_path, W, H, opt.fps, total,
+      [&](int f) {
+        cairo_set_operator(cr.get(), CAIRO_OPERATOR_SOURCE);
+        cairo_set_source_surface(cr.get(), background.get(), 0, 0);
+        cairo_paint(cr.get());
+        cairo_set_operator(cr.get(), CAIRO_OPERATOR_OVER);
+        for (std::size_t p = 0; p < panels.size(); ++p) {
+          const MeshPanel& pan = panels[p];
+          const Axes& ax = axes[p];
+          const auto& X = pan.states[std::min(static_cast<std::size_t>(f), pan.states.size() - 1)];
+          to_pixels(ax, X, pix);
+          cairo_save(cr.get());
+          cairo_rectangle(cr.get(), ax.box.x, ax.box.y, ax.box.w, ax.box.h);
+          cairo_clip(cr.get());
+          cairo_new_path(cr.get());
+          for (const auto& tri : topo[p].tris) add_triangle(cr.get(), pix, tri);
+          cairo_set_fill_rule(cr.get(), CAIRO_FILL_RULE_WINDING);
+          set_color(cr.get(), pan.color, 0.95);
+          cairo_fill(cr.get());
+          stroke_edges(cr.get(), pix, topo[p], grey(0.3), 0.95, edge_lw);
+          cairo_restore(cr.get());
+          draw_spines(FP, ax);
+        }
+        return video_frame(frame.get());
+      },
+      progress);
 }
 
-void write_cluster_png(const std::string& png_path, const Eigen::MatrixXd& X,
-                       const Eigen::MatrixXi& T, const Eigen::VectorXi& labels,
-                       const std::string& title) {
+void write_cluster_png(const std::string& png_path, const Eigen::MatrixXd& X, const Eigen::MatrixXi& T,
+                       const Eigen::VectorXi& labels, const std::string& title) {
   check_positions(X, 2, "write_cluster_png: X");
   if (X.rows() == 0) throw std::invalid_argument("write_cluster_png: X has no vertices");
   check_triangles(T, X.rows(), "write_cluster_png");
   if (T.rows() == 0) throw std::invalid_argument("write_cluster_png: T has no triangles");
   if (labels.size() != T.rows())
-    throw std::invalid_argument("write_cluster_png: " + std::to_string(labels.size()) +
-                                " labels for " + std::to_string(T.rows()) + " triangles");
+    throw std::invalid_argument("write_cluster_png: " + std::to_string(labels.size()) + " labels for " +
+                                std::to_string(T.rows()) + " triangles");
 
   constexpr double kDpi = 150;
   const int W = even_pixels(8 * kDpi), H = even_pixels(3 * kDpi);
@@ -802,15 +795,15 @@ void draw_line_panel(Painter& P, Axes& ax, const std::vector<Series>& series) {
   row_h = std::max(row_h, 0.7 * fs);
   const double pad = 0.4 * fs, handle = 2.0 * fs, gap = 0.8 * fs, spacing = 0.5 * fs;
   const double lw_ = 2 * pad + handle + gap + text_w;
-  const double lh_ = 2 * pad + static_cast<double>(named.size()) * row_h +
-                     static_cast<double>(named.size() - 1) * spacing;
+  const double lh_ =
+      2 * pad + static_cast<double>(named.size()) * row_h + static_cast<double>(named.size() - 1) * spacing;
   const double inset = 0.5 * fs;
   const double L = ax.box.x + inset, R = ax.box.right() - inset - lw_;
   const double Tp = ax.box.y + inset, B = ax.box.bottom() - inset - lh_;
   const double CX = ax.box.x + (ax.box.w - lw_) / 2, CY = ax.box.y + (ax.box.h - lh_) / 2;
   // matplotlib order: upper right, upper left, lower left, lower right, right,
   // center left, center right, lower center, upper center, center
-  const std::pair<double, double> candidates[] = {{R, Tp}, {L, Tp}, {L, B},   {R, B},  {R, CY},
+  const std::pair<double, double> candidates[] = {{R, Tp}, {L, Tp}, {L, B},  {R, B},   {R, CY},
                                                   {L, CY}, {R, CY}, {CX, B}, {CX, Tp}, {CX, CY}};
   Rect best{};
   long best_bad = std::numeric_limits<long>::max();
@@ -822,8 +815,7 @@ void draw_line_panel(Painter& P, Axes& ax, const std::vector<Series>& series) {
         for (const auto& [x, y] : run)
           if (x >= box.x && x <= box.right() && y >= box.y && y <= box.bottom()) ++bad;
         for (std::size_t i = 1; i < run.size(); ++i)
-          if (segment_hits_rect(run[i - 1].first, run[i - 1].second, run[i].first, run[i].second, box))
-            ++bad;
+          if (segment_hits_rect(run[i - 1].first, run[i - 1].second, run[i].first, run[i].second, box)) ++bad;
       }
     if (bad < best_bad) {
       best_bad = bad;
@@ -868,9 +860,8 @@ void setup_line_axes(Axes& ax, const std::vector<Series>& series, bool logy, con
   double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
   for (const Series& s : series) {
     if (s.x.size() != s.y.size())
-      throw std::invalid_argument("write_timing_png: series '" + s.name + "' has " +
-                                  std::to_string(s.x.size()) + " x but " +
-                                  std::to_string(s.y.size()) + " y values");
+      throw std::invalid_argument("write_timing_png: series '" + s.name + "' has " + std::to_string(s.x.size()) +
+                                  " x but " + std::to_string(s.y.size()) + " y values");
     for (std::size_t i = 0; i < s.x.size(); ++i) {
       if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) || (logy && !(s.y[i] > 0))) continue;
       x0 = std::min(x0, s.x[i]);
@@ -880,8 +871,8 @@ void setup_line_axes(Axes& ax, const std::vector<Series>& series, bool logy, con
     }
   }
   if (!(x0 <= x1))
-    throw std::invalid_argument(std::string("write_timing_png: the ") + which +
-                                " panel has no plottable point" + (logy ? " (log y needs y > 0)" : ""));
+    throw std::invalid_argument(std::string("write_timing_png: the ") + which + " panel has no plottable point" +
+                                (logy ? " (log y needs y > 0)" : ""));
   auto [a, b] = autoscale_linear(x0, x1);
   ax.x = Scale{a, b, false};
   if (logy) {
@@ -896,10 +887,10 @@ void setup_line_axes(Axes& ax, const std::vector<Series>& series, bool logy, con
 
 }  // namespace
 
-void write_timing_png(const std::string& png_path, const std::vector<Series>& left_series,
-                      bool left_logy, const std::string& left_title, const std::string& xlabel,
-                      const std::string& left_ylabel, const std::vector<Series>& right_series,
-                      const std::string& right_title, const std::string& right_ylabel) {
+void write_timing_png(const std::string& png_path, const std::vector<Series>& left_series, bool left_logy,
+                      const std::string& left_title, const std::string& xlabel, const std::string& left_ylabel,
+                      const std::vector<Series>& right_series, const std::string& right_title,
+                      const std::string& right_ylabel) {
   Axes left, right;
   setup_line_axes(left, left_series, left_logy, "left");
   setup_line_axes(right, right_series, false, "right");

@@ -57,12 +57,12 @@ struct MeshPanel {
 
 /// Figure and encoding settings of write_panel_animation.
 struct AnimationOptions {
-  int fps = 30;                ///< frames per second of the video
-  std::string suptitle;        ///< figure title centred at the top ("" = none)
-  double pad = 0.6;            ///< margin around the data, in data units
-  double dpi = 100;            ///< pixels per inch
-  double panel_width_in = 5.2; ///< figure width per panel, inches
-  double height_in = 4.4;      ///< figure height, inches
+  int fps = 30;                 ///< frames per second of the video
+  std::string suptitle;         ///< figure title centred at the top ("" = none)
+  double pad = 0.6;             ///< margin around the data, in data units
+  double dpi = 100;             ///< pixels per inch
+  double panel_width_in = 5.2;  ///< figure width per panel, inches
+  double height_in = 4.4;       ///< figure height, inches
 };
 
 /// Renders side-by-side mesh panels frame by frame (matplotlib look: white
@@ -88,8 +88,7 @@ struct AnimationOptions {
 /// @throws std::runtime_error if ffmpeg is not installed, fails (its error
 ///         output is in the message) or the file cannot be written.
 void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPanel>& panels,
-                           const AnimationOptions& opt,
-                           const std::function<void(int done, int total)>& progress = {});
+                           const AnimationOptions& opt, const std::function<void(int done, int total)>& progress = {});
 
 /// Writes a PNG (8 x 3 inches at 150 dpi) showing the mesh with each triangle
 /// filled by matplotlib's tab20 colour of its label (normalised over the
@@ -105,9 +104,8 @@ void write_panel_animation(const std::string& mp4_path, const std::vector<MeshPa
 /// @throws std::invalid_argument on inconsistent sizes, indices out of range,
 ///         non-finite coordinates or an empty mesh.
 /// @throws std::runtime_error if the PNG cannot be written.
-void write_cluster_png(const std::string& png_path, const Eigen::MatrixXd& X,
-                       const Eigen::MatrixXi& T, const Eigen::VectorXi& labels,
-                       const std::string& title);
+void write_cluster_png(const std::string& png_path, const Eigen::MatrixXd& X, const Eigen::MatrixXi& T,
+                       const Eigen::VectorXi& labels, const std::string& title);
 
 /// One line of a line plot, drawn "-o" (2 pt line with circle markers).
 /// Points with a non-finite coordinate (or y <= 0 on a log axis) are skipped
@@ -129,9 +127,9 @@ struct Series {
 /// @throws std::invalid_argument if a series has x and y of different
 ///         lengths, a panel has no series or no plottable point.
 /// @throws std::runtime_error if the PNG cannot be written.
-void write_timing_png(const std::string& png_path, const std::vector<Series>& left_series,
-                      bool left_logy, const std::string& left_title, const std::string& xlabel,
-                      const std::string& left_ylabel, const std::vector<Series>& right_series,
-                      const std::string& right_title, const std::string& right_ylabel);
+void write_timing_png(const std::string& png_path, const std::vector<Series>& left_series, bool left_logy,
+                      const std::string& left_title, const std::string& xlabel, const std::string& left_ylabel,
+                      const std::vector<Series>& right_series, const std::string& right_title,
+                      const std::string& right_ylabel);
 
 }  // namespace fastcd

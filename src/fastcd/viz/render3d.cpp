@@ -2,8 +2,8 @@
 
 #include "fastcd/viz/painter.hpp"
 
-#include <Eigen/Geometry>
 #include <cairo.h>
+#include <Eigen/Geometry>
 
 #include <algorithm>
 #include <array>
@@ -21,9 +21,9 @@ using namespace detail;  // shared Cairo / text / ffmpeg helpers (painter.hpp)
 
 namespace {
 
-constexpr double kAmbient = 0.25;        // shade = kAmbient + kDiffuse * |n . l|
+constexpr double kAmbient = 0.25;  // shade = kAmbient + kDiffuse * |n . l|
 constexpr double kDiffuse = 0.75;
-constexpr double kLightUp = 0.5;         // key light: -f + kLightUp u - kLightLeft r
+constexpr double kLightUp = 0.5;  // key light: -f + kLightUp u - kLightLeft r
 constexpr double kLightLeft = 0.1;
 constexpr double kEdgeDarken = 0.6;      // edge colour = shaded face colour * this
 constexpr double kNearFraction = 0.01;   // near plane at this fraction of |target - eye|
@@ -33,7 +33,7 @@ constexpr int kMaxFigurePixels = 16384;  // whole figure width
 
 // default_camera: 35 degrees azimuth (from +z towards +x), 25 degrees elevation.
 constexpr double kDefaultAzimuthDeg = 35, kDefaultElevationDeg = 25;
-constexpr double kDefaultFill = 0.95;    // fraction of the half field of view used
+constexpr double kDefaultFill = 0.95;  // fraction of the half field of view used
 
 constexpr double deg(double d) { return d * std::numbers::pi / 180.0; }
 
@@ -43,26 +43,22 @@ struct ViewBasis {
 };
 
 std::string vec_str(const Eigen::Vector3d& v) {
-  return "(" + std::to_string(v.x()) + ", " + std::to_string(v.y()) + ", " + std::to_string(v.z()) +
-         ")";
+  return "(" + std::to_string(v.x()) + ", " + std::to_string(v.y()) + ", " + std::to_string(v.z()) + ")";
 }
 
 ViewBasis view_basis(const Camera& cam, const std::string& who) {
-  if (!cam.eye.allFinite() || !cam.target.allFinite() || !cam.up.allFinite() ||
-      !std::isfinite(cam.fov_deg))
+  if (!cam.eye.allFinite() || !cam.target.allFinite() || !cam.up.allFinite() || !std::isfinite(cam.fov_deg))
     throw std::invalid_argument(who + ": camera eye, target, up and fov_deg must be finite");
   if (!(cam.fov_deg > 0 && cam.fov_deg < 180))
-    throw std::invalid_argument(who + ": camera fov_deg must be in (0, 180), got " +
-                                std::to_string(cam.fov_deg));
+    throw std::invalid_argument(who + ": camera fov_deg must be in (0, 180), got " + std::to_string(cam.fov_deg));
   const Eigen::Vector3d d = cam.target - cam.eye;
-  if (!(d.norm() > 0))
-    throw std::invalid_argument(who + ": camera eye and target coincide at " + vec_str(cam.eye));
+  if (!(d.norm() > 0)) throw std::invalid_argument(who + ": camera eye and target coincide at " + vec_str(cam.eye));
   ViewBasis b;
   b.f = d.normalized();
   const Eigen::Vector3d r = b.f.cross(cam.up);
   if (!(cam.up.norm() > 0) || !(r.norm() > 1e-9 * cam.up.norm()))
-    throw std::invalid_argument(who + ": camera up " + vec_str(cam.up) +
-                                " is zero or parallel to the view direction " + vec_str(b.f));
+    throw std::invalid_argument(who + ": camera up " + vec_str(cam.up) + " is zero or parallel to the view direction " +
+                                vec_str(b.f));
   b.r = r.normalized();
   b.u = b.r.cross(b.f);
   return b;
@@ -72,33 +68,27 @@ ViewBasis view_basis(const Camera& cam, const std::string& who) {
 int validate(const std::string& who, const std::vector<SurfacePanel>& panels, const Camera& cam,
              const SurfaceAnimationOptions& opt) {
   if (panels.empty()) throw std::invalid_argument(who + ": no panels");
-  if (opt.fps < 1)
-    throw std::invalid_argument(who + ": fps must be >= 1, got " + std::to_string(opt.fps));
+  if (opt.fps < 1) throw std::invalid_argument(who + ": fps must be >= 1, got " + std::to_string(opt.fps));
   if (opt.panel_width < 2 || opt.panel_width > kMaxPanelPixels || opt.panel_height < 2 ||
       opt.panel_height > kMaxPanelPixels)
     throw std::invalid_argument(who + ": panel_width and panel_height must be in [2, " +
-                                std::to_string(kMaxPanelPixels) + "], got " +
-                                std::to_string(opt.panel_width) + "x" +
+                                std::to_string(kMaxPanelPixels) + "], got " + std::to_string(opt.panel_width) + "x" +
                                 std::to_string(opt.panel_height));
-  if (static_cast<long long>(opt.panel_width) * static_cast<long long>(panels.size()) >
-      kMaxFigurePixels)
+  if (static_cast<long long>(opt.panel_width) * static_cast<long long>(panels.size()) > kMaxFigurePixels)
     throw std::invalid_argument(who + ": " + std::to_string(panels.size()) + " panels of width " +
-                                std::to_string(opt.panel_width) + " exceed " +
-                                std::to_string(kMaxFigurePixels) + " pixels");
+                                std::to_string(opt.panel_width) + " exceed " + std::to_string(kMaxFigurePixels) +
+                                " pixels");
   if (opt.supersample < 1 || opt.supersample > 4)
-    throw std::invalid_argument(who + ": supersample must be in [1, 4], got " +
-                                std::to_string(opt.supersample));
+    throw std::invalid_argument(who + ": supersample must be in [1, 4], got " + std::to_string(opt.supersample));
   for (double c : {opt.background.r, opt.background.g, opt.background.b})
-    if (!(c >= 0 && c <= 1))
-      throw std::invalid_argument(who + ": background colour components must be in [0, 1]");
+    if (!(c >= 0 && c <= 1)) throw std::invalid_argument(who + ": background colour components must be in [0, 1]");
   view_basis(cam, who);
   std::size_t frames = 0;
   for (std::size_t p = 0; p < panels.size(); ++p) {
     const SurfacePanel& pan = panels[p];
     const std::string pwho = who + ": panel " + std::to_string(p) + " ('" + pan.title + "')";
     for (double c : {pan.color.r, pan.color.g, pan.color.b})
-      if (!(c >= 0 && c <= 1))
-        throw std::invalid_argument(pwho + ": color components must be in [0, 1]");
+      if (!(c >= 0 && c <= 1)) throw std::invalid_argument(pwho + ": color components must be in [0, 1]");
     check_panel(pwho, pan.states, 3, pan.F, "F");
     frames = std::max(frames, pan.states.size());
   }
@@ -174,9 +164,8 @@ class SurfaceRenderer {
       key_[t] = z0 + z1 + z2;
       order_.push_back(static_cast<int>(t));
     }
-    std::sort(order_.begin(), order_.end(), [&](int a, int b) {
-      return key_[static_cast<std::size_t>(a)] > key_[static_cast<std::size_t>(b)];
-    });
+    std::sort(order_.begin(), order_.end(),
+              [&](int a, int b) { return key_[static_cast<std::size_t>(a)] > key_[static_cast<std::size_t>(b)]; });
 
     // Back to front; runs of equally shaded triangles share one fill (they
     // are consecutive in depth order, and add_triangle orients them alike).
@@ -197,8 +186,7 @@ class SurfaceRenderer {
     return static_cast<std::uint32_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
   }
   static Rgb from_code(std::uint32_t code, double k = 1.0) {
-    return {k * ((code >> 16) & 0xff) / 255.0, k * ((code >> 8) & 0xff) / 255.0,
-            k * (code & 0xff) / 255.0};
+    return {k * ((code >> 16) & 0xff) / 255.0, k * ((code >> 8) & 0xff) / 255.0, k * (code & 0xff) / 255.0};
   }
 
   void flush(std::uint32_t code) {
@@ -230,8 +218,7 @@ class SurfaceRenderer {
       const double x = cx_ + scale_ * q.dot(r_) / z, y = cy_ - scale_ * q.dot(u_) / z;
       pix_[2 * v] = x;
       pix_[2 * v + 1] = y;
-      out_[v] = static_cast<std::uint8_t>((x < 0) | ((x > w_) << 1) | ((y < 0) << 2) |
-                                          ((y > h_) << 3));
+      out_[v] = static_cast<std::uint8_t>((x < 0) | ((x > w_) << 1) | ((y < 0) << 2) | ((y > h_) << 3));
     }
   }
 
@@ -254,8 +241,7 @@ class SurfaceRenderer {
 // per panel, composited into `frame` by draw(f).
 class Figure {
  public:
-  Figure(const std::vector<SurfacePanel>& panels, const Camera& cam,
-         const SurfaceAnimationOptions& opt)
+  Figure(const std::vector<SurfacePanel>& panels, const Camera& cam, const SurfaceAnimationOptions& opt)
       : panels_(panels), opt_(opt) {
     const int n = static_cast<int>(panels.size());
     // Layout of the title band (measured with a scratch context).
@@ -288,12 +274,10 @@ class Figure {
     cairo_paint(bcr.get());
     const Rgb ink = text_color(opt.background);
     if (!opt.suptitle.empty())
-      BP.text(Label{opt.suptitle, {}}, W_ / 2.0, suptitle_top, kSuptitleSize, HA::Center, VA::Top,
-              ink);
+      BP.text(Label{opt.suptitle, {}}, W_ / 2.0, suptitle_top, kSuptitleSize, HA::Center, VA::Top, ink);
     for (int p = 0; p < n; ++p)
-      BP.text(Label{panels[static_cast<std::size_t>(p)].title, {}},
-              (p + 0.5) * opt.panel_width, title_base, kAxesTitleSize, HA::Center, VA::Baseline,
-              ink);
+      BP.text(Label{panels[static_cast<std::size_t>(p)].title, {}}, (p + 0.5) * opt.panel_width, title_base,
+              kAxesTitleSize, HA::Center, VA::Baseline, ink);
     cairo_surface_flush(background_.get());
 
     frame_ = make_surface(W_, H_);
@@ -324,8 +308,7 @@ class Figure {
       cairo_clip(cr);
       cairo_scale(cr, inv, inv);
       cairo_set_source_surface(cr, R.surface(), 0, 0);
-      cairo_pattern_set_filter(cairo_get_source(cr),
-                               opt_.supersample > 1 ? CAIRO_FILTER_GOOD : CAIRO_FILTER_NEAREST);
+      cairo_pattern_set_filter(cairo_get_source(cr), opt_.supersample > 1 ? CAIRO_FILTER_GOOD : CAIRO_FILTER_NEAREST);
       cairo_paint(cr);
       cairo_restore(cr);
     }
@@ -377,10 +360,8 @@ Camera default_camera(const std::vector<Eigen::MatrixXd>& all_states) {
   // |q.r|, |q.u| <= t * depth; keep every corner at least 0.1 |e| in front.
   double D = 0;
   for (int i = 0; i < 8; ++i) {
-    const Eigen::Vector3d q((i & 1) ? e.x() : -e.x(), (i & 2) ? e.y() : -e.y(),
-                            (i & 4) ? e.z() : -e.z());
-    const double need = std::max(std::max(std::abs(q.dot(r)), std::abs(q.dot(u))) / t,
-                                 0.1 * e.norm());
+    const Eigen::Vector3d q((i & 1) ? e.x() : -e.x(), (i & 2) ? e.y() : -e.y(), (i & 4) ? e.z() : -e.z());
+    const double need = std::max(std::max(std::abs(q.dot(r)), std::abs(q.dot(u))) / t, 0.1 * e.norm());
     D = std::max(D, q.dot(d) + need);
   }
   cam.target = c;
@@ -388,21 +369,21 @@ Camera default_camera(const std::vector<Eigen::MatrixXd>& all_states) {
   return cam;
 }
 
-void write_surface_animation(const std::string& mp4_path, const std::vector<SurfacePanel>& panels,
-                             const Camera& cam, const SurfaceAnimationOptions& opt,
+void write_surface_animation(const std::string& mp4_path, const std::vector<SurfacePanel>& panels, const Camera& cam,
+                             const SurfaceAnimationOptions& opt,
                              const std::function<void(int done, int total)>& progress) {
   const int total = validate("write_surface_animation", panels, cam, opt);
   Figure fig(panels, cam, opt);
-  encode_mp4(mp4_path, fig.width(), fig.height(), opt.fps, total,
-             [&](int f) { return video_frame(fig.draw(f)); }, progress);
+  encode_mp4(
+      mp4_path, fig.width(), fig.height(), opt.fps, total, [&](int f) { return video_frame(fig.draw(f)); }, progress);
 }
 
-void write_surface_png(const std::string& png_path, const std::vector<SurfacePanel>& panels,
-                       const Camera& cam, int frame, const SurfaceAnimationOptions& opt) {
+void write_surface_png(const std::string& png_path, const std::vector<SurfacePanel>& panels, const Camera& cam,
+                       int frame, const SurfaceAnimationOptions& opt) {
   const int total = validate("write_surface_png", panels, cam, opt);
   if (frame < 0 || frame >= total)
-    throw std::invalid_argument("write_surface_png: frame " + std::to_string(frame) +
-                                " is out of range for " + std::to_string(total) + " frames");
+    throw std::invalid_argument("write_surface_png: frame " + std::to_string(frame) + " is out of range for " +
+                                std::to_string(total) + " frames");
   Figure fig(panels, cam, opt);
   write_png(fig.draw(frame), png_path);
 }

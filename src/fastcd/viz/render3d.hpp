@@ -58,14 +58,14 @@ Camera default_camera(const std::vector<Eigen::MatrixXd>& all_states);
 
 /// Figure and rendering settings of write_surface_animation / write_surface_png.
 struct SurfaceAnimationOptions {
-  int fps = 30;                ///< frames per second of the video (ignored by PNGs)
-  std::string suptitle;        ///< figure title centred at the top ("" = none)
-  int panel_width = 480;       ///< width of each panel's 3D view, pixels
-  int panel_height = 480;      ///< height of each panel's 3D view, pixels
-  Rgb background{1, 1, 1};     ///< figure and panel background colour
-  bool edges = false;          ///< draw triangle edges (thin, darker) - for small meshes
-  int supersample = 2;         ///< antialiasing: triangles are drawn at this many times
-                               ///< the resolution and box-filtered down (1 = none, max 4)
+  int fps = 30;             ///< frames per second of the video (ignored by PNGs)
+  std::string suptitle;     ///< figure title centred at the top ("" = none)
+  int panel_width = 480;    ///< width of each panel's 3D view, pixels
+  int panel_height = 480;   ///< height of each panel's 3D view, pixels
+  Rgb background{1, 1, 1};  ///< figure and panel background colour
+  bool edges = false;       ///< draw triangle edges (thin, darker) - for small meshes
+  int supersample = 2;      ///< antialiasing: triangles are drawn at this many times
+                            ///< the resolution and box-filtered down (1 = none, max 4)
 };
 
 /// Renders side-by-side surface panels frame by frame and encodes them to an
@@ -107,8 +107,8 @@ struct SurfaceAnimationOptions {
 ///         panel_width > 16384, supersample outside [1, 4]).
 /// @throws std::runtime_error if ffmpeg is not installed, fails (its error
 ///         output is in the message) or the file cannot be written.
-void write_surface_animation(const std::string& mp4_path, const std::vector<SurfacePanel>& panels,
-                             const Camera& cam, const SurfaceAnimationOptions& opt,
+void write_surface_animation(const std::string& mp4_path, const std::vector<SurfacePanel>& panels, const Camera& cam,
+                             const SurfaceAnimationOptions& opt,
                              const std::function<void(int done, int total)>& progress = {});
 
 /// Writes frame `frame` of the figure write_surface_animation would encode as
@@ -119,7 +119,7 @@ void write_surface_animation(const std::string& mp4_path, const std::vector<Surf
 /// @throws std::invalid_argument as write_surface_animation, or for a frame
 ///         index out of range.
 /// @throws std::runtime_error if the PNG cannot be written.
-void write_surface_png(const std::string& png_path, const std::vector<SurfacePanel>& panels,
-                       const Camera& cam, int frame, const SurfaceAnimationOptions& opt = {});
+void write_surface_png(const std::string& png_path, const std::vector<SurfacePanel>& panels, const Camera& cam,
+                       int frame, const SurfaceAnimationOptions& opt = {});
 
 }  // namespace fastcd

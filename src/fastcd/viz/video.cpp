@@ -108,8 +108,7 @@ class FfmpegProcess {
       ::close(err_fd_);
       err_fd_ = -1;
       pid_ = -1;
-      if (rc == ENOENT)
-        throw std::runtime_error("ffmpeg was not found on PATH; install ffmpeg to write videos");
+      if (rc == ENOENT) throw std::runtime_error("ffmpeg was not found on PATH; install ffmpeg to write videos");
       throw std::runtime_error(std::string("cannot start ffmpeg: ") + std::strerror(rc));
     }
     in_fd_ = p[1];
@@ -166,8 +165,7 @@ class FfmpegProcess {
       return;
     }
     const std::string msg = error_output();
-    throw std::runtime_error(why + " while writing '" + out_path + "'" +
-                             (msg.empty() ? std::string() : ": " + msg));
+    throw std::runtime_error(why + " while writing '" + out_path + "'" + (msg.empty() ? std::string() : ": " + msg));
   }
 
  private:
@@ -179,8 +177,7 @@ class FfmpegProcess {
     ssize_t n;
     while ((n = ::read(err_fd_, buf, sizeof buf)) > 0 && out.size() < 64 * 1024)
       out.append(buf, static_cast<std::size_t>(n));
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' '))
-      out.pop_back();
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
     if (out.size() > 4000) out = "..." + out.substr(out.size() - 4000);
     return out;
   }
@@ -197,8 +194,8 @@ void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
                 const std::function<VideoFrame(int frame)>& render,
                 const std::function<void(int done, int total)>& progress) {
   if (W <= 0 || H <= 0 || W % 2 != 0 || H % 2 != 0)
-    throw std::invalid_argument("encode_mp4: frame size must be even and positive, got " + std::to_string(W) +
-                                " x " + std::to_string(H));
+    throw std::invalid_argument("encode_mp4: frame size must be even and positive, got " + std::to_string(W) + " x " +
+                                std::to_string(H));
   if (fps < 1 || total < 1)
     throw std::invalid_argument("encode_mp4: fps and the frame count must be >= 1, got " + std::to_string(fps) +
                                 " and " + std::to_string(total));
@@ -206,12 +203,11 @@ void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
   const char* pix_fmt = std::endian::native == std::endian::little ? "bgra" : "argb";
   write_file_atomically(mp4_path, [&](const std::string& tmp) {
     const std::vector<std::string> args = {
-        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-        "-f", "rawvideo", "-pix_fmt", pix_fmt,
-        "-s", std::to_string(W) + "x" + std::to_string(H),
-        "-r", std::to_string(fps), "-i", "pipe:0",
-        "-an", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "20",
-        "-f", "mp4", "file:" + tmp};
+        "ffmpeg",  "-hide_banner",      "-nostdin", "-loglevel", "error", "-y",
+        "-f",      "rawvideo",          "-pix_fmt", pix_fmt,     "-s",    std::to_string(W) + "x" + std::to_string(H),
+        "-r",      std::to_string(fps), "-i",       "pipe:0",    "-an",   "-c:v",
+        "libx264", "-pix_fmt",          "yuv420p",  "-crf",      "20",    "-f",
+        "mp4",     "file:" + tmp};
     FfmpegProcess ff(args);
     SigpipeBlocker no_sigpipe;
     bool input_failed = false;
