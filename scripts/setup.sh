@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  build-essential cmake ninja-build pkgconf ccache
+  build-essential cmake ninja-build pkgconf ccache clang-format
   libeigen3-dev libspectra-dev libsuitesparse-dev libopenblas-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg

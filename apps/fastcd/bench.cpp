@@ -1,5 +1,5 @@
 // `fastcd bench`: measures precompute, per-step (median / p10 / p90 after warm-up) and lifting
-// times of the full-order and fast solvers on the seed's beam sweep and on 3D tet meshes, next
+// times of the full-order and fast solvers on the tutorial's beam sweep and on 3D tet meshes, next
 // to the project's targets, and optionally writes one JSON record per case.
 #include "bench.hpp"
 

@@ -2,6 +2,6 @@
 #include <CLI/CLI.hpp>
 
 namespace fastcd::cli {
-/// `fastcd tutorial`: the seed tutorial (23, Fast Complementary Dynamics) end to end.
+/// `fastcd tutorial`: simkit tutorial 23 (Fast Complementary Dynamics) end to end.
 void register_tutorial(CLI::App& app);
 }  // namespace fastcd::cli

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tutorial 23 - Fast Complementary Dynamics - on fastcd.
 
-The seed tutorial (simkit + numpy/scipy) with every simkit call and both solvers running in
+Simkit tutorial 23 (simkit + numpy/scipy) with every simkit call and both solvers running in
 fastcd's C++ core through the `fastcd` Python package. Same sections, same printed numbers,
 same figures:
 
@@ -179,7 +179,7 @@ def main(argv=None):
     ap.add_argument("--out", default="media/python", help="output directory (default: media/python)")
     ap.add_argument("--steps", type=int, default=200, help="time steps of the roll-outs (default 200)")
     ap.add_argument("--bench-steps", type=int, default=50,
-                    help="timed steps per solver in the sweep, after 2 warm-up steps (default 50; the seed: 12)")
+                    help="timed steps per solver in the sweep, after 2 warm-up steps (default 50; the tutorial: 12)")
     ap.add_argument("--no-video", action="store_true", help="skip the three animations")
     ap.add_argument("--no-sweep", action="store_true", help="skip section 6 (resolution sweep)")
     args = ap.parse_args(argv)

@@ -129,7 +129,7 @@ def tetrahedralized_grid(nx, ny, nz):
 
 
 def beam(width=40, height=5, thickness=0.1):
-    """The seed tutorial's beam: (X, T) with X (width height, 2), T int64.
+    """Simkit tutorial 23's beam: (X, T) with X (width height, 2), T int64.
 
     triangulated_grid(width, height), y scaled by `thickness`, rotated by (x, y) <- (-y, x),
     then normalize_and_center. The default is 200 vertices and 312 triangles, x in
@@ -188,7 +188,7 @@ def cluster_grouping_matrices(l, V, T, return_mass=False):
 
 
 def elastic_operators(X, T, ym=1e5, pr=0, rho=1e3):
-    """The seed tutorial's ARAP operators as a dict.
+    """Simkit tutorial 23's ARAP operators as a dict.
 
     Mv: csc (n dim)^2 lumped mass kron(massmatrix(X, T, rho), I_dim); G: deformation_jacobian;
     AMu: csc (t, t) diag(mu |vol|); AMue: kron(AMu, I_{dim^2}); L: G^T AMue G (csc, the ARAP

@@ -35,7 +35,7 @@ def project_into_subspace(y, B, M=None, BMB=None, BMy=None):
     """z solving (B^T M B) z = B^T M y: M-weighted least-squares coordinates of y in span(B).
 
     y: (n,) or (n, 1). B: (n, r) dense or sparse. M: (n, n) (default identity).
-    BMB (r, r) and BMy (r,) may be given precomputed (the seed's rig_rest does).
+    BMB (r, r) and BMy (r,) may be given precomputed (the tutorial's rig_rest does).
     Returns z (r, 1). Raises RuntimeError when B^T M B is singular.
     """
     y = cv.float_vector(y, "y")

@@ -67,7 +67,7 @@ void bind_geometry(py::module_& m) {
       "nx"_a, "ny"_a, "nz"_a, "(V, T): Kuhn-tetrahedralized box grid on [0,1]^3.");
   m.def(
       "beam", [](int width, int height, double thickness) { return mesh_tuple(beam(width, height, thickness)); },
-      "width"_a = 40, "height"_a = 5, "thickness"_a = 0.1, "(X, T): the seed tutorial's beam.");
+      "width"_a = 40, "height"_a = 5, "thickness"_a = 0.1, "(X, T): simkit tutorial 23's beam.");
 
   m.def(
       "normalize_and_center",
@@ -106,7 +106,7 @@ void bind_geometry(py::module_& m) {
         return d;
       },
       "X"_a, "T"_a, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
-      "dict(Mv, G, AMu, AMue, L, dim, mu, vol): the seed tutorial's ARAP operators.");
+      "dict(Mv, G, AMu, AMue, L, dim, mu, vol): simkit tutorial 23's ARAP operators.");
 }
 
 }  // namespace fastcd::python

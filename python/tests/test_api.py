@@ -17,7 +17,7 @@ def _shared():
 
 
 def _seed_import_lines():
-    """The tutorial's own import lines that name simkit, exactly as the seed document has them."""
+    """The tutorial's own import lines that name simkit, exactly as the seed document (shared/seed) has them."""
     text = (_shared() / "seed" / "000_eea53d4a0e7f2096.txt").read_text()
     start = text.index("from simkit import (")
     end = text.index("from simkit.solvers import block_coord") + len("from simkit.solvers import block_coord")
@@ -29,7 +29,7 @@ def _seed_import_lines():
 def test_tutorial_import_lines_run_verbatim_with_fastcd():
     code = _seed_import_lines().replace("simkit", "fastcd")
     names = {}
-    exec(compile(code, "tutorial-23-imports", "exec"), names)  # noqa: S102 - the seed's own lines
+    exec(compile(code, "tutorial-23-imports", "exec"), names)  # noqa: S102 - the tutorial's own lines
     for name in ["massmatrix", "deformation_jacobian", "lbs_jacobian", "volume", "ympr_to_lame", "polar_svd",
                  "orthonormalize", "project_into_subspace", "cluster_grouping_matrices", "diffuse_field",
                  "normalize_and_center", "lbs_weight_space_constraint", "skinning_eigenmodes", "spectral_cubature",
@@ -187,3 +187,13 @@ def test_readers_round_trip(tmp_path):
         assert g["C"].shape[1] == 3
     with pytest.raises(RuntimeError, match=re.escape("read_obj")):
         fastcd.read_obj(tmp_path / "missing.obj")
+
+
+def test_readme_python_example_runs(capsys):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", readme, flags=re.S | re.M)
+    assert blocks, "README.md has no python example"
+    for code in blocks:
+        exec(compile(code.replace("../shared", str(_shared())), "README", "exec"), {})  # noqa: S102
+    printed = capsys.readouterr().out.split()
+    assert float(printed[0]) < 1e-8 and float(printed[1]) > 0  # max residual, seconds per step

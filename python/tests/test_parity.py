@@ -1,4 +1,4 @@
-"""Parity with simkit 0.1.4 running the seed tutorial on the default beam
+"""Parity with simkit 0.1.4 running simkit tutorial 23 on the default beam
 (shared/reference/tutorial23_beam_simkit.json; produced without fastcd)."""
 import numpy as np
 import pytest
@@ -14,7 +14,7 @@ DT = 1e-2
 
 
 def run(solver, nsteps):
-    """The seed tutorial's roll-out loop, verbatim except for `nsteps` and `dim`."""
+    """Simkit tutorial 23's roll-out loop, verbatim except for `nsteps` and `dim`."""
     J, p0, B = solver.J, solver.p0, solver.B
     dim = solver.dim
     s = np.zeros((solver.state_dim, 1)); s_dot = np.zeros_like(s)
@@ -47,7 +47,7 @@ def test_beam_and_rest_pose(ref, beam, full, red):
     for solver in (full, red):
         assert solver.p0.shape == (6, 1)
         np.testing.assert_allclose(solver.p0.ravel(), ref["p0"], atol=1e-12)
-    # the seed's own construction of the rig, through the functional API
+    # the tutorial's own construction of the rig, through the functional API
     op = elastic_operators(X, T)
     J = lbs_jacobian(X, np.ones((X.shape[0], 1)))
     assert J.shape == (400, 6)
@@ -59,7 +59,7 @@ def test_leak_field(ref, beam, full, red):
     D_ref = np.array(ref["leak_field_D"])
     np.testing.assert_allclose(full.D, D_ref, rtol=0, atol=1e-9)
     np.testing.assert_allclose(red.D, D_ref, rtol=0, atol=1e-9)
-    # the seed's construction: D = 1 - diffuse_field(boundary -> 1, dt=1)
+    # the tutorial's construction: D = 1 - diffuse_field(boundary -> 1, dt=1)
     bnd = np.unique(boundary_facets(T)[0])
     assert bnd.shape == (86,)
     leak = diffuse_field(X, T, bnd, np.ones((bnd.shape[0], 1)), dt=1, normalize=True)
@@ -76,7 +76,7 @@ def test_eigenvalues_and_clusters(ref, beam, red):
 
 
 def test_seed_reduced_pipeline_through_functions(ref, beam):
-    """The seed's ReducedCD.__init__ written with fastcd's simkit-named functions."""
+    """The tutorial's ReducedCD.__init__ written with fastcd's simkit-named functions."""
     X, T = beam
     n, dim = X.shape
     op = elastic_operators(X, T)

@@ -1,5 +1,5 @@
 #pragma once
-// Shared set-up for the solver tests: the seed's beam, rig and roll-out.
+// Shared set-up for the solver tests: the tutorial's beam, rig and roll-out.
 #include <fstream>
 #include <nlohmann/json.hpp>
 

@@ -137,7 +137,7 @@ VectorXd seed_reduced_step(const FastCD& sys, const VectorXd& z, const VectorXd&
   return zz;
 }
 
-TEST(FastCD, FoldedAndPlainIterationsMatchTheSeedsStep) {
+TEST(FastCD, FoldedAndPlainIterationsMatchTheTutorialsStep) {
   const test::Small3D t;
   for (int modes : {2, 4}) {  // 2 modes: 24 DOFs < 9 * 8 / 2, plain iteration; 4 modes: folded
     CDOptions o;

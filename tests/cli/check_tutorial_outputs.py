@@ -34,13 +34,13 @@ def main(out, reference):
     out = Path(out)
     ref = json.loads(Path(reference).read_text())
     steps, n = 200, 200
-    for name in ["states_rig.npy", "states_full.npy", "states_reduced.npy"]:
+    for name in ["states_rig.npy", "states_full.npy", "states_fast.npy"]:
         a = np.load(out / name)
         assert a.dtype == np.float64, (name, a.dtype)
         assert a.shape == (steps, n, 2), (name, a.shape)
         assert np.isfinite(a).all(), name
     full = np.load(out / "states_full.npy")
-    red = np.load(out / "states_reduced.npy")
+    red = np.load(out / "states_fast.npy")
     for k in ["10", "40", "120"]:
         rf = np.array(ref["positions_full"][k])
         rr = np.array(ref["positions_reduced"][k])
@@ -68,11 +68,11 @@ def main(out, reference):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mesh"]["vertices"] == 200 and summary["mesh"]["triangles"] == 312
     assert summary["full"]["max_violation"] < 1e-10
-    assert summary["reduced"]["clusters"] == 20
-    assert sorted(summary["reduced"]["cluster_counts"]) == ref["cluster_counts_sorted"]
+    assert summary["fast"]["clusters"] == 20
+    assert sorted(summary["fast"]["cluster_counts"]) == ref["cluster_counts_sorted"]
     assert len(summary["sweep"]) == 5 and [r["vertices"] for r in summary["sweep"]] == [200, 490, 800, 1260, 1800]
     for r in summary["sweep"]:
-        assert r["full_ms"] > 0 and r["reduced_ms"] > 0
+        assert r["full_ms"] > 0 and r["fast_ms"] > 0
     print("tutorial outputs OK")
 
 

@@ -1,4 +1,4 @@
-// Parity with simkit 0.1.4 on the seed tutorial's beam (shared/reference/tutorial23_beam_simkit.json).
+// Parity with simkit 0.1.4 on simkit tutorial 23's beam (shared/reference/tutorial23_beam_simkit.json).
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
