@@ -46,7 +46,7 @@ if [ "$BUILD" = 1 ]; then
   if [ ! -f "$B/build.ninja" ]; then
     CC=clang CXX=clang++ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Fuzz \
       -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g -O1" \
-      -DFASTCD_BUILD_FUZZ=ON -DFASTCD_BUILD_TESTS=OFF -DFASTCD_BUILD_BENCH=OFF -DFASTCD_BUILD_PYTHON=OFF \
+      -DFASTCD_BUILD_FUZZ=ON -DFASTCD_BUILD_TESTS=OFF -DFASTCD_BUILD_BENCH=OFF -DFASTCD_BUILD_PYTHON=OFF -DFASTCD_BUILD_EXAMPLES=OFF -DFASTCD_BUILD_APPS=OFF \
       || exit 1
   fi
   targets=()
