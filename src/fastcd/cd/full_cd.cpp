@@ -41,7 +41,7 @@ void check_poses(Index n, Index np, const Eigen::Ref<const VectorXd>& s, const E
                s_dot.size());
   FASTCD_CHECK(p.size() == np && p_dot.size() == np && p_next.size() == np, "rig poses need ", np, " entries, got ",
                p.size(), ", ", p_dot.size(), ", ", p_next.size());
-  FASTCD_CHECK(s.allFinite() && s_dot.allFinite() && p.allFinite() && p_dot.allFinite() && p_next.allFinite(),
+  FASTCD_CHECK(all_finite(s) && all_finite(s_dot) && all_finite(p) && all_finite(p_dot) && all_finite(p_next),
                "non-finite input (NaN or Inf in the state or the rig pose)");
 }
 

@@ -76,8 +76,11 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
   }
   precompute_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
   state_.p = p0;
+  p_prev_ = p0;
   x_rig_ = rig.positions(p0);
+  x_rig_prev_ = x_rig_;
   x_rig_dot_ = VectorXd::Zero(x_rig_.size());
+  rig_current_ = prev_current_ = rig_dot_current_ = true;
   x_next_.resize(x_rig_.size());
   uc_ = VectorXd::Zero(n_ * dim_);
   uc_dot_ = VectorXd::Zero(n_ * dim_);
@@ -98,8 +101,11 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
 void Simulation::reset() {
   state_ = options_.solver == SolverKind::Full ? full_.initial_state() : fast_.initial_state();
   state_.p = rig_->rest_params();
+  p_prev_ = state_.p;
   rig_->positions(state_.p, x_rig_);
+  x_rig_prev_ = x_rig_;
   x_rig_dot_.setZero();
+  rig_current_ = prev_current_ = rig_dot_current_ = true;
   uc_.setZero();
   uc_dot_.setZero();
   lifted_ = true;
@@ -116,9 +122,16 @@ void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
   const Rig& rig = *rig_;
   FASTCD_CHECK(p_next.size() == rig.num_params(), "the ", rig.name(), " rig has ", rig.num_params(),
                " parameters, the pose has ", p_next.size());
-  FASTCD_CHECK(p_next.allFinite(), "the rig pose for step ", stats_.steps + 1, " has NaN or Inf entries");
+  FASTCD_CHECK(all_finite(p_next), "the rig pose for step ", stats_.steps + 1, " has NaN or Inf entries");
   const double dt = options_.cd.dt;
-  rig.positions(p_next, x_next_);
+  const bool by_positions = options_.dynamics && options_.solver == SolverKind::Full && !linear_rig_;
+  if (by_positions) {
+    // The step sees the rig through its positions now, their velocity and the next ones.
+    x_rig_dot();
+    rig.positions(p_next, x_next_);
+  }
+  const bool had_positions = rig_current_;
+  p_prev_ = state_.p;
   const auto t0 = Clock::now();
   if (!options_.dynamics) {
     state_.p_dot = (p_next - state_.p) / dt;
@@ -128,8 +141,7 @@ void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
   } else if (linear_rig_) {
     full_.advance(state_, p_next, full_ws_);
   } else {
-    // Any rig: the step sees the rig through its positions; a nonlinear rig's constraint is
-    // J(p)^T M D for the pose it moves to.
+    // Any rig: a nonlinear rig's constraint is J(p)^T M D for the pose it moves to.
     if (!rig.is_linear()) {
       full_.set_rig_jacobian(rig.jacobian(p_next));
       C_norm_ = full_.constraint().C.norm();
@@ -139,14 +151,20 @@ void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
     detail::accept_step(state_, full_ws_.s_next, p_next, dt);
   }
   last_.step_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  x_rig_dot_ = (x_next_ - x_rig_) / dt;
-  x_rig_.swap(x_next_);
+  // The rig positions cached for the old pose become the previous ones.
+  if (had_positions) x_rig_prev_.swap(x_rig_);
+  prev_current_ = had_positions;
+  rig_current_ = rig_dot_current_ = false;
+  if (by_positions) {
+    x_rig_.swap(x_next_);
+    rig_current_ = true;
+  }
   lifted_ = false;
   ++stats_.steps;
   stats_.step_seconds += last_.step_seconds;
   if (!options_.monitor) return;
   const VectorXd& u = uc();
-  monitor_->check(stats_.steps, x_rig_dot_, u, uc_dot());
+  monitor_->check(stats_.steps, x_rig_dot(), u, uc_dot());
   last_.kinetic_energy = monitor_->last_kinetic();
   const double un = u.norm();
   if (un > 0 && C_norm_ > 0) {
@@ -178,10 +196,31 @@ const VectorXd& Simulation::uc_dot() const {
   return uc_dot_;
 }
 
-MatrixXd Simulation::positions() const { return unflatten(x_rig_ + uc(), dim_); }
-MatrixXd Simulation::rig_positions() const { return unflatten(x_rig_, dim_); }
+const VectorXd& Simulation::x_rig() const {
+  if (!rig_current_) {
+    rig_->positions(state_.p, x_rig_);
+    rig_current_ = true;
+  }
+  return x_rig_;
+}
+
+const VectorXd& Simulation::x_rig_dot() const {
+  if (!rig_dot_current_) {
+    x_rig();
+    if (!prev_current_) {
+      rig_->positions(p_prev_, x_rig_prev_);
+      prev_current_ = true;
+    }
+    x_rig_dot_ = (x_rig_ - x_rig_prev_) / options_.cd.dt;
+    rig_dot_current_ = true;
+  }
+  return x_rig_dot_;
+}
+
+MatrixXd Simulation::positions() const { return unflatten(x_rig() + uc(), dim_); }
+MatrixXd Simulation::rig_positions() const { return unflatten(x_rig(), dim_); }
 MatrixXd Simulation::displacement() const { return unflatten(uc(), dim_); }
-MatrixXd Simulation::velocities() const { return unflatten(x_rig_dot_ + uc_dot(), dim_); }
+MatrixXd Simulation::velocities() const { return unflatten(x_rig_dot() + uc_dot(), dim_); }
 
 double Simulation::residual() const {
   const VectorXd& u = uc();

@@ -113,8 +113,10 @@ class Simulation {
 
  private:
   void build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T);
-  const VectorXd& uc() const;      ///< u_c (#V*dim), lifted on demand for the fast solver
-  const VectorXd& uc_dot() const;  ///< its velocity
+  const VectorXd& uc() const;         ///< u_c (#V*dim), lifted on demand for the fast solver
+  const VectorXd& uc_dot() const;     ///< its velocity
+  const VectorXd& x_rig() const;      ///< rig positions x(p) now (#V*dim), evaluated on demand
+  const VectorXd& x_rig_dot() const;  ///< (x(p) - x(p_prev)) / dt, on demand
 
   SimulationOptions options_;
   std::shared_ptr<const Rig> rig_;
@@ -124,8 +126,13 @@ class Simulation {
   CDState state_;
   FullCD::Workspace full_ws_;
   FastCD::Workspace fast_ws_;
-  VectorXd x_rig_, x_rig_dot_, x_next_;  ///< rig positions now, their velocity, scratch
-  mutable VectorXd uc_, uc_dot_;         ///< lifted u_c and velocity (fast solver)
+  // Rig positions are evaluated only when something reads them (positions(), the monitor, a
+  // rig that is not a LinearRig in full order): a fast step then touches nothing of mesh size.
+  VectorXd p_prev_;                                  ///< the pose before the last step
+  mutable VectorXd x_rig_, x_rig_prev_, x_rig_dot_;  ///< x(p), x(p_prev), their difference / dt
+  mutable bool rig_current_ = false, prev_current_ = false, rig_dot_current_ = false;
+  VectorXd x_next_;               ///< scratch: x(p_next)
+  mutable VectorXd uc_, uc_dot_;  ///< lifted u_c and velocity (fast solver)
   mutable bool lifted_ = false;
   std::optional<DivergenceMonitor> monitor_;
   bool linear_rig_ = true;  ///< a LinearRig: full order steps in parameters

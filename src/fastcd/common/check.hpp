@@ -51,6 +51,11 @@ void check_mesh(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<con
 /// Every index in `idx` lies in [0, n).
 void check_indices(const Eigen::Ref<const Eigen::VectorXi>& idx, Eigen::Index n, const char* what, const char* where);
 
+/// True when every entry of v is finite: sum(v * 0) is 0 exactly for finite entries and NaN as
+/// soon as one is NaN or infinite (IEEE arithmetic, no -ffast-math). One vectorised pass: cheap
+/// enough for the per-step input checks of the solvers.
+inline bool all_finite(const Eigen::Ref<const Eigen::VectorXd>& v) { return (v.array() * 0.0).sum() == 0.0; }
+
 /// Every entry is finite.
 void check_finite(const Eigen::Ref<const Eigen::MatrixXd>& A, const char* what, const char* where);
 
