@@ -7,6 +7,7 @@
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/npy.hpp"
+#include "fastcd/io/obj_document.hpp"
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/io/rig_io.hpp"
 #include "fastcd/scene/scene.hpp"

@@ -10,16 +10,19 @@ namespace fastcd {
 /// - any non-finite entry in u_c or its velocity;
 /// - a complementary displacement larger than `max_extent_ratio` times the mesh's size (the
 ///   mesh flew apart);
-/// - complementary kinetic energy above `energy_ratio` times the larger of the largest rig
-///   kinetic energy seen so far and `energy_floor` (complementary motion is driven by the rig
-///   and external forces; it cannot legitimately carry orders of magnitude more energy than they
-///   supply — pass the work gravity can do, total mass * |g| * extent, as the floor).
-/// The message names the step and what to change (smaller h, stiffer material).
+/// - complementary kinetic energy above `energy_ratio` times a reference that is aware of the
+///   scene's scale: the larger of the largest rig kinetic energy seen so far, `energy_floor`
+///   (pass the work gravity can do: total mass * |g| * extent) and the energy of motion that is
+///   tiny for this mesh — every vertex moving 1e-3 of the mesh size per step,
+///   1/2 m_total (1e-3 extent / dt)^2. So rounding noise while the rig holds still never fires.
+/// The message names the step, what was seen and its likely cause: energy appearing while the
+/// rig has not moved points at the input (weights that do not reproduce the rest shape, a rest
+/// pose off the mesh), energy growing under a moving rig at the time step or the material.
 class DivergenceMonitor {
  public:
   /// @param Mv      #V*dim diagonal lumped mass.
   /// @param extent  the mesh's size (largest bounding-box side).
-  /// @param h, ym   the time step and Young's modulus, quoted in the advice.
+  /// @param h, ym   the time step and Young's modulus, quoted in the advice (h > 0).
   DivergenceMonitor(const SparseMatrix& Mv, double extent, double h, double ym, double energy_floor = 0.0,
                     double max_extent_ratio = 10.0, double energy_ratio = 1e4);
 
@@ -38,6 +41,7 @@ class DivergenceMonitor {
  private:
   VectorXd m_;
   double extent_, h_, ym_, energy_floor_, max_extent_ratio_, energy_ratio_;
+  double tiny_energy_ = 0.0;  ///< 1/2 m_total (1e-3 extent / h)^2
   double max_rig_kinetic_ = 0.0, max_kinetic_ = 0.0, last_kinetic_ = 0.0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
@@ -24,6 +25,7 @@ struct FastCD::Impl {
   SparseMatrix J;
   VectorXd p0;
   VectorXd D;
+  LeakFieldKind leak_used = LeakFieldKind::Diffusion;
   SparseMatrix Mv;
   ComplementarityConstraint constraint;
   Index weight_constraint_rank = 0;
@@ -71,13 +73,17 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.p0 = p0;
   const ElasticOperators op = elastic_operators(X, T, options.ym, options.pr, options.rho);
   sys.Mv = op.Mv;
-  sys.D = momentum_leak_field(X, T, options.leak);
-  sys.constraint = complementarity_constraint(J, op.Mv, sys.D, sys.dim, options.constraint_rtol);
+  LeakedConstraint lc = leak_field_and_constraint(X, T, J, op.Mv, options);
+  sys.D = std::move(lc.D);
+  sys.leak_used = lc.leak_used;
+  sys.constraint = std::move(lc.constraint);
 
   // Idea 1: rig-orthogonal skinning eigenmodes.
   const MatrixXd Aeq = lbs_weight_space_constraint(X, T, sys.constraint.C, options.constraint_rtol);
   sys.weight_constraint_rank = Aeq.rows();
-  const SkinningEigenmodes modes = skinning_eigenmodes(X, T, options.modes, 1.0, std::nullopt, Aeq);
+  // Fixed vertices (held on the rig): every mode is zero there, so u_c = B z is too.
+  const std::optional<VectorXi> bI = options.fixed.size() > 0 ? std::optional<VectorXi>(options.fixed) : std::nullopt;
+  const SkinningEigenmodes modes = skinning_eigenmodes(X, T, options.modes, 1.0, bI, Aeq);
   sys.W = modes.W;
   sys.E = modes.E;
   const Index d = sys.dim, n = X.rows();
@@ -301,6 +307,7 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
     ws.F.noalias() = sys.Gf * z;
     ws.F.noalias() += sys.GJf * p_next;
     for (int it = 0; it < iters; ++it) {
+      if ((it & 255) == 255) detail::throw_if_cancelled("a fast step");
       local_rotations<dim>(ws.F, ws.r);
       if (check) {
         ws.zprev = z_out;
@@ -326,6 +333,7 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
   ws.F0.noalias() = sys.GJf * p_next;
   thin_product<dim>(sys.QT.data(), nr, mt, z_out.data(), dim, 1, ws.F0.data(), ws.F.data(), 1, nr);
   for (int it = 0; it < iters; ++it) {
+    if ((it & 255) == 255) detail::throw_if_cancelled("a fast step");
     cluster_rotations<dim>(ws.F.data(), c, ws.r.data());
     if (check) ws.zprev = z_out;
     thin_product<dim>(sys.Kt.data(), mt, nr, ws.r.data(), 1, nr, ws.z0.data(), z_out.data(), dim, 1);
@@ -357,6 +365,7 @@ const CDOptions& FastCD::options() const { return impl().options; }
 const SparseMatrix& FastCD::J() const { return impl().J; }
 const VectorXd& FastCD::p0() const { return impl().p0; }
 const VectorXd& FastCD::D() const { return impl().D; }
+LeakFieldKind FastCD::leak_field_used() const { return impl().leak_used; }
 const SparseMatrix& FastCD::Mv() const { return impl().Mv; }
 const ComplementarityConstraint& FastCD::constraint() const { return impl().constraint; }
 Index FastCD::weight_constraint_rank() const { return impl().weight_constraint_rank; }

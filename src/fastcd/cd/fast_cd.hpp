@@ -63,6 +63,7 @@ class FastCD {
   const SparseMatrix& J() const;                        ///< #V*dim x #p rig Jacobian
   const VectorXd& p0() const;                           ///< #p rest pose
   const VectorXd& D() const;                            ///< #V momentum-leak field
+  LeakFieldKind leak_field_used() const;                ///< the field D is (the options' kind, or Centroid)
   const SparseMatrix& Mv() const;                       ///< #V*dim lumped mass
   const ComplementarityConstraint& constraint() const;  ///< C = J^T M D (rank: its numerical rank)
   Index weight_constraint_rank() const;                 ///< rows of the weight-space constraint kept

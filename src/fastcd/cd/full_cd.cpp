@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
@@ -18,8 +19,9 @@ struct FullCD::Factors {
   Index dim = 0;
   CDOptions options;
   ElasticOperators op;
-  VectorXd D;             ///< #V leak field
-  SparseMatrix Hs;        ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
+  VectorXd D;                                          ///< #V leak field
+  LeakFieldKind leak_used = LeakFieldKind::Diffusion;  ///< the kind D is
+  SparseMatrix Hs;                                     ///< scalar Ks + Ms / h^2; H = L + Mv/h^2 = kron(Hs, I_dim)
   ArapElements arap;      ///< per-element tables of the local step and the elastic right-hand side
   VectorXd f_ext;         ///< Mv g (external force), empty without gravity
   KronCholesky H_factor;  ///< factor of Hs, solving with H on interleaved vectors
@@ -91,6 +93,7 @@ const VectorXd& FullCD::D() const {
   return f_ ? f_->D : none;
 }
 const SparseMatrix& FullCD::Mv() const { return operators().Mv; }
+LeakFieldKind FullCD::leak_field_used() const { return f_ ? f_->leak_used : LeakFieldKind::Diffusion; }
 const ElasticOperators& FullCD::operators() const {
   static const ElasticOperators none;
   return f_ ? f_->op : none;
@@ -99,7 +102,7 @@ const ElasticOperators& FullCD::operators() const {
 void FullCD::factor_constraint() {
   Y_.resize(state_dim(), 0);
   schur_ = Eigen::LLT<MatrixXd>(MatrixXd(0, 0));  // (a default LLT has an uninitialised status)
-  if (constraint_.rank == 0) return;
+  if (constraint_.basis.rows() == 0) return;
   const MatrixXd Ct = constraint_.basis.transpose();
   Y_.resize(Ct.rows(), Ct.cols());
   VectorXd scratch(Ct.rows());
@@ -122,7 +125,6 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   f->dim = X.cols();
   f->options = options;
   f->op = elastic_operators(X, T, options.ym, options.pr, options.rho);
-  f->D = momentum_leak_field(X, T, options.leak);
   f->Hs = SparseMatrix(dirichlet_laplacian(X, T, f->op.mu) + massmatrix(X, T, options.rho) / (options.dt * options.dt));
   f->H_factor.compute(f->Hs, f->dim, options.backend);
   f->arap = arap_elements(X, T, f->op.mu_vol);
@@ -130,11 +132,14 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     FASTCD_CHECK(options.gravity.size() == f->dim, "gravity needs ", f->dim, " entries, got ", options.gravity.size());
     f->f_ext = f->op.Mv * options.gravity.replicate(X.rows(), 1);
   }
+  LeakedConstraint lc = leak_field_and_constraint(X, T, J, f->op.Mv, options);
+  f->D = std::move(lc.D);
+  f->leak_used = lc.leak_used;
   FullCD sys;
   sys.f_ = std::move(f);
   sys.J_ = J;
   sys.p0_ = p0;
-  sys.constraint_ = complementarity_constraint(J, sys.f_->op.Mv, sys.f_->D, sys.f_->dim, options.constraint_rtol);
+  sys.constraint_ = std::move(lc.constraint);
   sys.factor_constraint();
   return sys;
 }
@@ -152,7 +157,10 @@ void FullCD::set_rig_jacobian(const SparseMatrix& J) {
   FASTCD_CHECK(J.rows() == state_dim() && J.cols() == J_.cols(), "rig Jacobian is ", J.rows(), " x ", J.cols(),
                ", expected ", state_dim(), " x ", J_.cols());
   J_ = J;
-  constraint_ = complementarity_constraint(J, f_->op.Mv, f_->D, f_->dim, f_->options.constraint_rtol);
+  const Index rig_rank = constraint_.rig_rank;
+  constraint_ =
+      complementarity_constraint(J, f_->op.Mv, f_->D, f_->dim, f_->options.constraint_rtol, f_->options.fixed);
+  constraint_.rig_rank = rig_rank;  // (of the rest pose's J)
   factor_constraint();
 }
 
@@ -168,6 +176,7 @@ void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u
   ws.scratch.resize(n);
   u = s;
   for (int it = 0; it < iters; ++it) {
+    if ((it & 15) == 15) detail::throw_if_cancelled("a full-order step");
     // local: closest rotation per element
     ws.x = ws.Jp + u;
     arap_deformation(f.arap, ws.x.data(), ws.F.data());
@@ -177,7 +186,7 @@ void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u
     arap_elastic_rhs(f.arap, ws.R.data(), ws.b0.data(), ws.b.data());
     ws.u_prev = u;
     f.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
-    if (constraint_.rank > 0) {
+    if (constraint_.basis.rows() > 0) {
       ws.lambda.noalias() = constraint_.basis * u;
       schur_.solveInPlace(ws.lambda);
       u.noalias() -= Y_ * ws.lambda;

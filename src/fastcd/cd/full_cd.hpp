@@ -51,6 +51,7 @@ class FullCD {
   const SparseMatrix& J() const { return J_; }  ///< #V*dim x #p rig Jacobian (the current one)
   const VectorXd& p0() const { return p0_; }    ///< #p rest pose
   const VectorXd& D() const;                    ///< #V momentum-leak field
+  LeakFieldKind leak_field_used() const;        ///< the field D is (the options' kind, or Centroid)
   const SparseMatrix& Mv() const;               ///< #V*dim lumped mass
   const ComplementarityConstraint& constraint() const { return constraint_; }
   const ElasticOperators& operators() const;  ///< Mv, G, L, mu, ... (simkit's elastic_operators)

@@ -18,6 +18,7 @@ struct CDOptions {
   LeakFieldOptions leak;
   VectorXd gravity;                ///< external acceleration (dim entries, e.g. (0, -9.8)); empty = none,
                                    ///< as in the tutorial and the 2020 release
+  VectorXi fixed;                  ///< vertices held on the rig (u_c = 0 there): a release scene's fixed region
   double constraint_rtol = 1e-10;  ///< relative singular-value cut-off of the constraint rank
   CholeskyBackend backend = CholeskyBackend::Auto;
 };

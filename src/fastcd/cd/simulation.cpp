@@ -51,6 +51,7 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
                rig.num_vertices(), " vertices in ", rig.dim(), "D, the mesh has ", X.rows(), " in ", X.cols(), "D");
   dim_ = X.cols();
   n_ = X.rows();
+  residual_floor_ = 1e-8 * X.norm();
   const auto* linear = dynamic_cast<const LinearRig*>(&rig);
   linear_rig_ = linear != nullptr;
   const VectorXd p0 = rig.rest_params();
@@ -224,7 +225,9 @@ MatrixXd Simulation::velocities() const { return unflatten(x_rig_dot() + uc_dot(
 
 double Simulation::residual() const {
   const VectorXd& u = uc();
-  const double un = u.norm();
+  // Relative to u_c, but never to less than 1e-8 of the mesh's own size: a complementary
+  // displacement at rounding level would otherwise give a ratio of two rounding errors.
+  const double un = std::max(u.norm(), residual_floor_);
   return un > 0 && C_norm_ > 0 ? (constraint().C * u).norm() / (C_norm_ * un) : 0.0;
 }
 
@@ -235,6 +238,10 @@ double Simulation::kinetic_energy() const {
 
 const ComplementarityConstraint& Simulation::constraint() const {
   return options_.solver == SolverKind::Full ? full_.constraint() : fast_.constraint();
+}
+
+LeakFieldKind Simulation::leak_field_used() const {
+  return options_.solver == SolverKind::Full ? full_.leak_field_used() : fast_.leak_field_used();
 }
 
 const VectorXd& Simulation::D() const { return options_.solver == SolverKind::Full ? full_.D() : fast_.D(); }

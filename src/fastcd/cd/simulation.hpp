@@ -89,7 +89,9 @@ class Simulation {
   const CDState& state() const { return state_; }  ///< s (u_c or z), s_dot, p, p_dot
   long step_count() const { return stats_.steps; }
   double time() const { return static_cast<double>(stats_.steps) * options_.cd.dt; }
-  double residual() const;        ///< ||C u_c|| / (||C|| ||u_c||) now (0 when u_c = 0)
+  /// ||C u_c|| / (||C|| max(||u_c||, 1e-8 ||X||)) now: relative to u_c, floored at 1e-8 of the
+  /// rest mesh's size so that rounding-level motion does not read as a violated constraint.
+  double residual() const;
   double kinetic_energy() const;  ///< 1/2 u_c_dot^T M u_c_dot now
   const FrameStats& last_step() const { return last_; }
   const SimulationStats& stats() const { return stats_; }
@@ -107,6 +109,7 @@ class Simulation {
   const FastCD* fast() const { return options_.solver == SolverKind::Fast ? &fast_ : nullptr; }
   const ComplementarityConstraint& constraint() const;  ///< the current frame's C = J(p)^T M D
   const VectorXd& D() const;                            ///< #V momentum-leak field
+  LeakFieldKind leak_field_used() const;                ///< the field D is (options' kind, or Centroid)
   double precompute_seconds() const { return precompute_s_; }
   /// Bytes held: the solver, the state and the workspace.
   std::size_t memory_bytes() const;
@@ -135,9 +138,10 @@ class Simulation {
   mutable VectorXd uc_, uc_dot_;  ///< lifted u_c and velocity (fast solver)
   mutable bool lifted_ = false;
   std::optional<DivergenceMonitor> monitor_;
-  bool linear_rig_ = true;  ///< a LinearRig: full order steps in parameters
-  double C_norm_ = 0.0;     ///< ||C||_F of the current constraint
-  VectorXd Cu_;             ///< scratch: C u_c
+  bool linear_rig_ = true;       ///< a LinearRig: full order steps in parameters
+  double C_norm_ = 0.0;          ///< ||C||_F of the current constraint
+  double residual_floor_ = 0.0;  ///< 1e-8 ||X||: the smallest ||u_c|| residual() divides by
+  VectorXd Cu_;                  ///< scratch: C u_c
   double precompute_s_ = 0.0;
   FrameStats last_;
   SimulationStats stats_;

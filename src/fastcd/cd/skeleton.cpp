@@ -1,6 +1,7 @@
 #include "fastcd/cd/skeleton.hpp"
 
-#include <functional>
+#include <unordered_map>
+#include <vector>
 
 #include "fastcd/common/check.hpp"
 
@@ -8,15 +9,53 @@ namespace fastcd {
 
 VectorXi bone_parents(const Eigen::Ref<const MatrixXi>& BE) {
   FASTCD_CHECK(BE.cols() == 2, "BE must be #B x 2, got ", shape_of(BE));
-  VectorXi P = VectorXi::Constant(BE.rows(), -1);
-  for (Index b = 0; b < BE.rows(); ++b)
-    for (Index q = 0; q < BE.rows(); ++q)
-      if (q != b && BE(q, 1) == BE(b, 0)) {
-        FASTCD_CHECK(P(b) == -1, "bone ", b, " has two parents (bones ", P(b), " and ", q, ")");
-        P(b) = static_cast<int>(q);
-      }
+  const Index nb = BE.rows();
+  // The bone ending at each joint (-2 where two bones end there): O(#B), so a skeleton of
+  // tens of thousands of bones loads at once.
+  std::unordered_map<int, Index> ender;
+  ender.reserve(static_cast<std::size_t>(nb));
+  for (Index q = 0; q < nb; ++q) {
+    auto [it, fresh] = ender.emplace(BE(q, 1), q);
+    if (!fresh) it->second = -2 - it->second;  // remember one of them for the message
+  }
+  VectorXi P = VectorXi::Constant(nb, -1);
+  for (Index b = 0; b < nb; ++b) {
+    const auto it = ender.find(BE(b, 0));
+    if (it == ender.end() || it->second == b) continue;
+    FASTCD_CHECK(it->second >= 0, "bone ", b, " starts at joint ", BE(b, 0), ", where two bones end (bone ",
+                 -2 - it->second, " and another): it has two parents");
+    P(b) = static_cast<int>(it->second);
+  }
   return P;
 }
+
+namespace detail {
+
+std::vector<Index> parents_first_order(const Eigen::Ref<const VectorXi>& P) {
+  const Index nb = P.size();
+  std::vector<Index> order;
+  order.reserve(static_cast<std::size_t>(nb));
+  std::vector<char> state(static_cast<std::size_t>(nb), 0);  // 0 new, 1 on the current chain, 2 placed
+  std::vector<Index> chain;
+  for (Index b = 0; b < nb; ++b) {
+    // Walk up from b to the first placed bone (or a root), without recursion: a chain of any
+    // length takes no stack.
+    for (Index q = b; q >= 0 && state[static_cast<std::size_t>(q)] != 2; q = P(q)) {
+      FASTCD_CHECK(P(q) < nb, "bone ", q, " has parent ", P(q), ", out of range for ", nb, " bones");
+      FASTCD_CHECK(state[static_cast<std::size_t>(q)] != 1, "the skeleton has a cycle through bone ", q);
+      state[static_cast<std::size_t>(q)] = 1;
+      chain.push_back(q);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      state[static_cast<std::size_t>(*it)] = 2;
+      order.push_back(*it);
+    }
+    chain.clear();
+  }
+  return order;
+}
+
+}  // namespace detail
 
 VectorXd pack_affine_pose(const std::vector<MatrixXd>& A) {
   FASTCD_CHECK(!A.empty(), "no handles");
@@ -52,23 +91,12 @@ std::vector<MatrixXd> forward_kinematics_2d(const Eigen::Ref<const MatrixXd>& C,
   FASTCD_CHECK(P.size() == nb && theta_deg.size() == nb && root_offset.rows() == nb && root_offset.cols() == 2,
                "per-bone inputs must have ", nb, " rows");
   std::vector<Eigen::Matrix3d> T(static_cast<std::size_t>(nb));
-  std::vector<char> done(static_cast<std::size_t>(nb), 0);
   const double d2r = EIGEN_PI / 180.0;
-  std::function<void(Index)> fk = [&](Index b) {
-    if (done[b] == 1) return;
-    FASTCD_CHECK(done[b] != 2, "the skeleton has a cycle through bone ", b);
-    done[b] = 2;
+  for (const Index b : detail::parents_first_order(P)) {
     Eigen::Matrix3d local = Eigen::Matrix3d::Identity();
     local.topRows<2>() = rotation_about_2d(theta_deg(b) * d2r, C.row(BE(b, 0)).transpose());
-    if (P(b) < 0) {
-      T[b] = local;
-    } else {
-      fk(P(b));
-      T[b] = T[P(b)] * local;
-    }
-    done[b] = 1;
-  };
-  for (Index b = 0; b < nb; ++b) fk(b);
+    T[b] = P(b) < 0 ? local : Eigen::Matrix3d(T[P(b)] * local);
+  }
   std::vector<MatrixXd> out(static_cast<std::size_t>(nb));
   for (Index b = 0; b < nb; ++b) {
     out[b] = T[b].topRows<2>();
@@ -87,24 +115,17 @@ std::vector<MatrixXd> forward_kinematics_3d(const Eigen::Ref<const MatrixXd>& C,
                "per-bone inputs must have ", nb, " entries");
   std::vector<Eigen::Quaterniond> Q(static_cast<std::size_t>(nb));
   std::vector<Eigen::Vector3d> t(static_cast<std::size_t>(nb));
-  std::vector<char> done(static_cast<std::size_t>(nb), 0);
-  std::function<void(Index)> fk = [&](Index b) {
-    if (done[b] == 1) return;
-    FASTCD_CHECK(done[b] != 2, "the skeleton has a cycle through bone ", b);
-    done[b] = 2;
+  for (const Index b : detail::parents_first_order(P)) {
     const Eigen::Vector3d r = C.row(BE(b, 0)).transpose();
     if (P(b) < 0) {
       Q[b] = dQ[b];
       t[b] = r - (dQ[b] * r) + dT[b];
     } else {
       const Index p = P(b);
-      fk(p);
       Q[b] = Q[p] * dQ[b];
       t[b] = t[p] - (Q[b] * r) + Q[p] * (r + dT[b]);
     }
-    done[b] = 1;
-  };
-  for (Index b = 0; b < nb; ++b) fk(b);
+  }
   std::vector<MatrixXd> out(static_cast<std::size_t>(nb));
   for (Index b = 0; b < nb; ++b) {
     out[b].resize(3, 4);

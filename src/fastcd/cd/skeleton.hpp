@@ -46,4 +46,10 @@ Eigen::Quaterniond euler_about_axes(const Eigen::Vector3d& euler,
 /// coordinates X_n = (X - center) / scale: [A | (A c + t - c) / scale].
 MatrixXd normalize_affine(const Eigen::Ref<const MatrixXd>& At, const Eigen::Ref<const VectorXd>& center, double scale);
 
+namespace detail {
+/// The bones in an order where every parent precedes its children (P from bone_parents),
+/// computed without recursion. @throws std::invalid_argument for a cycle or a bad parent.
+std::vector<Index> parents_first_order(const Eigen::Ref<const VectorXi>& P);
+}  // namespace detail
+
 }  // namespace fastcd

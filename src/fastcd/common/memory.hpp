@@ -4,6 +4,13 @@
 
 #include "fastcd/common/types.hpp"
 
+namespace fastcd {
+
+/// Physical memory the system reports as available now (MemAvailable; 0 when unknown).
+std::size_t available_memory_bytes();
+
+}  // namespace fastcd
+
 namespace fastcd::detail {
 
 template <class Scalar, int R, int C, int O, int MR, int MC>

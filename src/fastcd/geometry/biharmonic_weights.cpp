@@ -3,6 +3,7 @@
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/submatrix.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
@@ -43,9 +44,11 @@ MatrixXd biharmonic_weights(const Eigen::Ref<const MatrixXd>& X, const Eigen::Re
     for (SparseMatrix::InnerIterator it(Q, c); it; ++it)
       if (slot[it.row()] >= 0) rhs(slot[it.row()], owner[c]) -= it.value();
   }
+  detail::throw_if_cancelled("biharmonic_weights");
   Eigen::SimplicialLDLT<SparseMatrix> solver(principal_submatrix(Q, slot, nf));
   FASTCD_ENSURE(solver.info() == Eigen::Success,
                 "the biharmonic system is singular (is every part of the mesh connected to a handle?)");
+  detail::throw_if_cancelled("biharmonic_weights");
   const MatrixXd Wf = solver.solve(rhs);
   for (Index v = 0; v < n; ++v)
     if (slot[v] >= 0) W.row(v) = Wf.row(slot[v]);

@@ -1,6 +1,7 @@
 #include "fastcd/io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,6 +51,14 @@ void write_file_atomically(const std::string& path, const std::function<void(con
   const std::string tmp = create_temp_next_to(path);
   try {
     write(tmp);
+    // Make the data durable before it becomes visible under the final name.
+    const int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+      const int e = errno;
+      if (fd >= 0) ::close(fd);
+      throw std::runtime_error("cannot flush '" + path + "' to disk: " + std::strerror(e));
+    }
+    ::close(fd);
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(tmp, ec);
@@ -62,6 +71,74 @@ void write_file_atomically(const std::string& path, const std::function<void(con
     std::filesystem::remove(tmp, ec2);
     throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
   }
+}
+
+std::string read_regular_file(const std::string& path, const char* who) {
+  auto fail = [&](const std::string& why) -> std::runtime_error {
+    return std::runtime_error(std::string(who) + ": cannot open '" + path + "': " + why);
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw fail(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw fail("is a directory");
+  if (!S_ISREG(st.st_mode))
+    throw fail(S_ISFIFO(st.st_mode)  ? "is a FIFO (named pipe), not a regular file"
+               : S_ISCHR(st.st_mode) ? "is a character device, not a regular file"
+               : S_ISBLK(st.st_mode) ? "is a block device, not a regular file"
+                                     : "is not a regular file");
+  // O_NONBLOCK: if the path was swapped for a FIFO after the check, open does not wait for a
+  // writer; fstat then tells what was opened.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw fail(std::strerror(errno));
+  struct stat fst {};
+  if (::fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+    ::close(fd);
+    throw fail("is not a regular file");
+  }
+  const std::size_t size = static_cast<std::size_t>(fst.st_size);
+  std::string out;
+  try {
+    out.resize(size);
+  } catch (const std::bad_alloc&) {
+    ::close(fd);
+    throw fail("the file (" + std::to_string(size) + " bytes) does not fit in memory");
+  }
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t r = ::read(fd, out.data() + got, size - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw std::runtime_error(std::string(who) + ": cannot read '" + path + "': " + std::strerror(e));
+    }
+    if (r == 0) break;  // shrank meanwhile: what is there
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  out.resize(got);
+  return out;
+}
+
+void write_file_contents(const std::string& path, const std::string& content, const char* who) {
+  write_file_atomically(path, [&](const std::string& tmp) {
+    auto fail = [&](int e) {
+      return std::runtime_error(std::string(who) + ": cannot write '" + path + "': " + std::strerror(e));
+    };
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) throw fail(errno);
+    std::size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) {
+        const int e = errno;
+        ::close(fd);
+        throw fail(e);
+      }
+      done += static_cast<std::size_t>(w);
+    }
+    if (::close(fd) != 0) throw fail(errno);
+  });
 }
 
 }  // namespace fastcd

@@ -1,9 +1,22 @@
 #pragma once
-
+// Reading and writing whole files safely: readers take regular files only (a FIFO, a device or
+// a directory is refused before anything blocks or grows), writers write a temporary file next
+// to the target, check every write, flush and fsync it, and rename it into place.
 #include <functional>
 #include <string>
 
 namespace fastcd {
+
+/// The whole content of the regular file `path`. The size is taken before reading and at most
+/// that many bytes are read (a file that grows meanwhile is refused, not followed).
+/// @param who  the caller's name for messages ("read_obj", "load_scene", ...).
+/// @throws std::runtime_error "<who>: cannot open '<path>': <reason>" for a missing file, a
+///         directory, a FIFO, a device or another non-regular file, or a read error.
+std::string read_regular_file(const std::string& path, const char* who);
+
+/// Writes `content` to `path` atomically (write_file_atomically), every byte checked.
+/// @throws std::runtime_error "<who>: cannot write '<path>': <reason>" (e.g. no space left).
+void write_file_contents(const std::string& path, const std::string& content, const char* who);
 
 /// Writes a file atomically: creates a fresh temporary file named
 /// `path + ".tmp-XXXXXX"` (random suffix, created exclusively) in the same
@@ -11,9 +24,10 @@ namespace fastcd {
 /// with std::filesystem::rename (atomic on POSIX within one file system).
 ///
 /// The temporary file already exists (empty) when `write` is called; `write`
-/// may truncate/overwrite it. If `write` throws, or the rename fails, the
-/// temporary file is removed and the exception propagates, so no partial
-/// output and no temporary file is ever left behind.
+/// may truncate/overwrite it (and must check its own writes and close). Before the rename the
+/// temporary file is fsync'ed, so a rename never publishes data the disk did not take. If
+/// `write` throws, the fsync or the rename fails, the temporary file is removed and the
+/// exception propagates, so no partial output and no temporary file is ever left behind.
 ///
 /// @param path   destination file path (its directory must exist).
 /// @param write  callback that writes the complete content to the path given.

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -289,6 +290,12 @@ void write_npy_states(const std::string& path, const std::vector<Eigen::MatrixXd
 }
 
 NpyArray read_npy(const std::string& path) {
+  {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+      fail(path, std::filesystem::exists(path, ec) ? "not a regular file (a directory, FIFO or device)"
+                                                   : "cannot open: no such file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);

@@ -26,36 +26,10 @@ void fail_file(const char* fn, const std::string& path, const std::string& what)
   throw std::runtime_error(printable(std::string(fn) + ": '" + path + "': " + what));
 }
 
-std::string read_file_bytes(const std::string& path, const char* fn) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw std::runtime_error(std::string(fn) + ": cannot open '" + path + "': is a directory");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw std::runtime_error(std::string(fn) + ": cannot open '" + path + "': " + std::strerror(errno));
-  std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    std::size_t n = std::fread(buf, 1, sizeof buf, f.get());
-    out.append(buf, n);
-    if (n < sizeof buf) {
-      if (std::ferror(f.get()))
-        throw std::runtime_error(std::string(fn) + ": cannot read '" + path + "': " + std::strerror(errno));
-      break;
-    }
-  }
-  return out;
-}
+std::string read_file_bytes(const std::string& path, const char* fn) { return read_regular_file(path, fn); }
 
 void write_text_atomically(const std::string& path, const std::string& content, const char* fn) {
-  write_file_atomically(path, [&](const std::string& tmp) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-    if (!f) throw std::runtime_error(std::string(fn) + ": cannot write '" + path + "': " + std::strerror(errno));
-    if (!content.empty() && std::fwrite(content.data(), 1, content.size(), f.get()) != content.size())
-      throw std::runtime_error(std::string(fn) + ": cannot write '" + path + "': " + std::strerror(errno));
-    std::FILE* raw = f.release();
-    if (std::fclose(raw) != 0)
-      throw std::runtime_error(std::string(fn) + ": cannot write '" + path + "': " + std::strerror(errno));
-  });
+  write_file_contents(path, content, fn);
 }
 
 void append_double(std::string& out, double v) {

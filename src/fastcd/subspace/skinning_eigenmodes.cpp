@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/submatrix.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
@@ -39,6 +40,7 @@ class ConstrainedShiftInvert {
     }
   }
   void perform_op(const Scalar* x_in, Scalar* y_out) const {
+    detail::throw_if_cancelled("skinning_eigenmodes");
     Eigen::Map<const VectorXd> x(x_in, rows());
     Eigen::Map<VectorXd> y(y_out, rows());
     y = chol_.solve(x);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <random>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/geometry/volume.hpp"
 
@@ -99,6 +100,7 @@ KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter, st
   // centre (the same minimum as recomputing it over all of them).
   VectorXd D2 = VectorXd::Constant(N, std::numeric_limits<double>::infinity()), cum(N), dist(N);
   for (int i = 1; i < k; ++i) {
+    detail::throw_if_cancelled("kmeans2 (k-means++ seeding)");
     sqdist_to(data, C.row(i - 1).data(), k, dist.data());
     D2 = D2.cwiseMin(dist);
     const double total = numpy_pairwise_sum(D2.data(), N);
@@ -116,6 +118,7 @@ KMeansResult kmeans2(const Eigen::Ref<const MatrixXd>& data, int k, int iter, st
   MatrixXd sums(k, p);
   VectorXd best(N);
   for (int it = 0; it < iter; ++it) {
+    detail::throw_if_cancelled("kmeans2");
     best.setConstant(std::numeric_limits<double>::infinity());
     out.labels.setZero();
     for (int c = 0; c < k; ++c) {

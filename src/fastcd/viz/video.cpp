@@ -11,10 +11,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/io/atomic_file.hpp"
 
 extern char** environ;
@@ -22,6 +24,20 @@ extern char** environ;
 namespace fastcd {
 
 namespace {
+
+// The ffmpeg children alive now (for terminate_encoders).
+std::mutex g_encoders_mutex;
+std::vector<pid_t> g_encoders;
+
+void register_encoder(pid_t pid) {
+  std::lock_guard<std::mutex> lock(g_encoders_mutex);
+  g_encoders.push_back(pid);
+}
+
+void unregister_encoder(pid_t pid) {
+  std::lock_guard<std::mutex> lock(g_encoders_mutex);
+  std::erase(g_encoders, pid);
+}
 
 // Blocks SIGPIPE in this thread while alive (so writing into a pipe whose
 // reader died returns EPIPE instead of killing the process) and discards a
@@ -112,17 +128,22 @@ class FfmpegProcess {
       throw std::runtime_error(std::string("cannot start ffmpeg: ") + std::strerror(rc));
     }
     in_fd_ = p[1];
+    register_encoder(pid_);
   }
 
   FfmpegProcess(const FfmpegProcess&) = delete;
   FfmpegProcess& operator=(const FfmpegProcess&) = delete;
 
+  // Unwinding before finish() (a render error, a cancellation): ffmpeg must not go on to
+  // write a file nobody wants, so it is killed rather than waited for.
   ~FfmpegProcess() {
     if (in_fd_ >= 0) ::close(in_fd_);
     if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
       int status;
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
+      unregister_encoder(pid_);
     }
     if (err_fd_ >= 0) ::close(err_fd_);
   }
@@ -151,7 +172,10 @@ class FfmpegProcess {
     pid_t r;
     while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
     }
+    const int wait_errno = errno;
+    unregister_encoder(pid_);
     pid_ = -1;
+    errno = wait_errno;
     std::string why;
     if (r < 0) {
       why = std::string("cannot wait for ffmpeg: ") + std::strerror(errno);
@@ -190,6 +214,13 @@ class FfmpegProcess {
 
 }  // namespace
 
+void terminate_encoders() noexcept {
+  std::lock_guard<std::mutex> lock(g_encoders_mutex);
+  for (const pid_t pid : g_encoders) ::kill(pid, SIGKILL);
+  // The owners reap them (their waitpid returns once the child is gone): reaping here would
+  // let the pid be reused under them.
+}
+
 void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
                 const std::function<VideoFrame(int frame)>& render,
                 const std::function<void(int done, int total)>& progress) {
@@ -212,6 +243,7 @@ void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
     SigpipeBlocker no_sigpipe;
     bool input_failed = false;
     for (int f = 0; f < total && !input_failed; ++f) {
+      detail::throw_if_cancelled("encode_mp4");
       const VideoFrame frame = render(f);
       const unsigned char* data = frame.data;
       const std::ptrdiff_t stride = frame.stride;

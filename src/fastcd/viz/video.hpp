@@ -1,7 +1,8 @@
 #pragma once
 // H.264 / yuv420p MP4 encoding through an `ffmpeg` child process (found on PATH): raw 32-bit
 // frames are piped in, the file is written atomically (temporary file + rename), and ffmpeg's
-// own error output is quoted when it fails. Used by the 2D and 3D renderers; nothing here
+// own error output is quoted when it fails. It stops at fastcd::request_cancel() (between
+// frames; the encoder is killed and its partial file removed). Used by the 2D and 3D renderers; nothing here
 // prints.
 #include <cstddef>
 #include <functional>
@@ -27,5 +28,10 @@ struct VideoFrame {
 void encode_mp4(const std::string& mp4_path, int width, int height, int fps, int total,
                 const std::function<VideoFrame(int frame)>& render,
                 const std::function<void(int done, int total)>& progress = {});
+
+/// Kills (SIGKILL) every ffmpeg child encode_mp4 is feeding now, from any thread: for
+/// a program that must end at once (a second signal, a watchdog) and may not leave an encoder
+/// behind to finish a file. The interrupted encode_mp4 calls then fail as ffmpeg being killed.
+void terminate_encoders() noexcept;
 
 }  // namespace fastcd

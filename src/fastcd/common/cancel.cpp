@@ -1,0 +1,22 @@
+#include "fastcd/common/cancel.hpp"
+
+#include <atomic>
+
+namespace fastcd {
+
+namespace {
+std::atomic<int> g_cancel{0};
+static_assert(std::atomic<int>::is_always_lock_free, "request_cancel must be async-signal-safe");
+}  // namespace
+
+void request_cancel() noexcept { g_cancel.store(1, std::memory_order_relaxed); }
+void clear_cancel() noexcept { g_cancel.store(0, std::memory_order_relaxed); }
+bool cancel_requested() noexcept { return g_cancel.load(std::memory_order_relaxed) != 0; }
+
+namespace detail {
+void throw_if_cancelled(const char* where) {
+  if (g_cancel.load(std::memory_order_relaxed) != 0) throw Cancelled(where);
+}
+}  // namespace detail
+
+}  // namespace fastcd
