@@ -270,14 +270,15 @@ def Simulation(X, T, rig=None, J=None, p0=None, solver="full", dt=1e-2, ym=1e5, 
                               tolerance=float(tolerance), dynamics=bool(dynamics), monitor=bool(monitor))
 
 
-def read_scene(path, rig="auto"):
+def read_scene(path, rig="auto", material=""):
     """Loads a Complementary Dynamics release scene (JSON; docs/scene-format.md) as a
-    ``fastcd.Scene``: X, T, poses (one rig pose per frame), rig, dt, ym, pr, rho, ..."""
-    return _fastcd.read_scene(str(path), rig=str(rig))
+    ``fastcd.Scene``: X, T, poses (one rig pose per frame), rig, dt, ym, pr, rho, ...
+    A scene asking for another material than ARAP is refused unless ``material="arap"``."""
+    return _fastcd.read_scene(str(path), rig=str(rig), material=str(material))
 
 
-def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, clusters=100, leak="diffusion",
-               gravity=0.0, dynamics=True):
+def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, clusters=100, leak="auto",
+               gravity=0.0, dynamics=True, material=""):
     """A ready ``Simulation`` of a release scene, with the scene's own dt, ym, pr and rho and the
     CLI's defaults for the rest (as ``fastcd run``). ``sim.scene`` holds the loaded scene::
 
@@ -287,7 +288,7 @@ def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, cluster
             sim.advance(p)
             frames.append(sim.scene.to_file_units(sim.positions()))   # the output surface
     """
-    scene = read_scene(path, rig=rig)
+    scene = read_scene(path, rig=rig, material=material)
     sim = _fastcd.simulation_from_scene(scene, solver=str(solver), iterations=int(iterations), modes=int(modes),
                                         clusters=int(clusters), leak=str(leak), gravity=float(gravity),
                                         dynamics=bool(dynamics))

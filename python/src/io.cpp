@@ -138,6 +138,10 @@ void bind_io(py::module_& m) {
       .def_readonly("render_V", &Scene::render_V)
       .def_readonly("render_F", &Scene::render_F)
       .def_readonly("warnings", &Scene::warnings)
+      .def_readonly("layout", &Scene::layout)
+      .def_readonly("fixed", &Scene::fixed)
+      .def_readonly("frames_declared", &Scene::frames_declared)
+      .def_readonly("input_files", &Scene::input_files)
       .def_property_readonly("output_faces", [](const Scene& s) { return output_surface(s).F; })
       .def(
           "to_file_units", [](const Scene& s, const MatRef& X) { return to_file_units(s, output_surface(s), X); },
@@ -148,14 +152,17 @@ void bind_io(py::module_& m) {
       });
   m.def(
       "read_scene",
-      [](const std::string& path, const std::string& rig, int harmonic_resolution) {
+      [](const std::string& path, const std::string& rig, int harmonic_resolution, const std::string& material) {
         SceneOptions o;
         o.rig = rig;
         o.harmonic_resolution = harmonic_resolution;
+        o.material = material;
         py::gil_scoped_release release;
         return std::make_shared<Scene>(load_scene(path, o));
       },
-      "path"_a, "rig"_a = "auto", "harmonic_resolution"_a = 128, "Loads a scene JSON (see docs/scene-format.md).");
+      "path"_a, "rig"_a = "auto", "harmonic_resolution"_a = 128, "material"_a = "",
+      "Loads a scene JSON (see docs/scene-format.md); material='arap' runs a scene asking for another material "
+      "as ARAP.");
   m.def(
       "simulation_from_scene",
       [](const std::shared_ptr<Scene>& scene, const std::string& solver, int iterations, int modes, int clusters,
@@ -172,7 +179,7 @@ void bind_io(py::module_& m) {
         py::gil_scoped_release release;
         return new Simulation(make_simulation(*scene, o));
       },
-      "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100, "leak"_a = "diffusion",
+      "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100, "leak"_a = "auto",
       "gravity"_a = 0.0, "dynamics"_a = true,
       "A ready Simulation of a scene with the CLI's settings on top of the scene's own (as fastcd run).");
 }

@@ -152,7 +152,7 @@ def test_load_scene_gives_a_ready_simulation():
     assert sim.stats["max_residual"] < 1e-8
     # The same as building the simulation by hand from the scene with the CLI's settings.
     by_hand = fastcd.Simulation(scene.X, scene.T, rig=scene.rig, solver="fast", dt=scene.dt, ym=scene.ym,
-                                pr=scene.pr, rho=scene.rho, modes=16, clusters=100)
+                                pr=scene.pr, rho=scene.rho, modes=16, clusters=100, leak="poisson")
     for p in scene.poses[:10]:
         by_hand.advance(p)
     np.testing.assert_array_equal(by_hand.positions(), sim.positions())

@@ -649,7 +649,7 @@ def write_scene_cases():
     put(s + "bad.tgf", "1 0 0 0\n2 0 0 nan\n#\n#\n")
     scene("handles_nan.json", handle_file="side/bad.tgf")
     scene("model_not_a_string.json", model=5)
-    scene("with_dynamics_bool.json", with_dynamics=True)
+    scene("with_dynamics_string.json", with_dynamics="yes")
 
 
 if __name__ == "__main__":

@@ -419,7 +419,7 @@ const std::vector<Case> kCases = {
     {R::scene, "scene/pr_above_half.json", "pr must lie in (-1, 0.5)"},
     {R::scene, "scene/pr_minus_one.json", "pr must lie in (-1, 0.5)"},
     {R::scene, "scene/model_not_a_string.json", "\"model\" must be a string"},
-    {R::scene, "scene/with_dynamics_bool.json", "\"with_dynamics\" must be a number"},
+    {R::scene, "scene/with_dynamics_string.json", "\"with_dynamics\" must be a number"},
     {R::scene, "scene/cage_rig.json", "cage scenes are 2D"},
     {R::scene, "scene/triangle_mesh_where_tets_required.json", "no tetrahedra: a 3D surface mesh",
      "scene/side/surface.mesh", "read_mesh"},
@@ -513,7 +513,7 @@ TEST(MalformedScene, ControlCharactersInFileNamesStayOnOneLine) {
   fs::create_directories(dir);
   {
     std::ofstream j(dir / "scene.json");
-    j << R"({"mesh_file": "no\nsuch.mesh", "handle_file": "h.tgf", "anim_file": "a.txt"})";
+    j << R"({"mesh_file": "no\nsuch.mesh", "handle_file": "h.tgf", "anim_file": "a.txt", "dt": 0.01, "YM": 1e5, "pr": 0.3})";
   }
   try {
     load_scene((dir / "scene.json").string());

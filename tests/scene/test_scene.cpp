@@ -21,7 +21,9 @@ class ShippedScene : public ::testing::TestWithParam<SceneCase> {};
 
 TEST_P(ShippedScene, LoadsWithItsCountsAndARestPoseThatReproducesTheMesh) {
   const SceneCase c = GetParam();
-  const Scene s = load_scene(kData + c.json);
+  SceneOptions o;
+  o.material = "arap";  // the frog asks for neo-Hookean
+  const Scene s = load_scene(kData + c.json, o);
   EXPECT_EQ(s.dim, c.dim);
   EXPECT_EQ(s.X.rows(), c.vertices);
   EXPECT_EQ(s.T.rows(), c.elements);
@@ -80,18 +82,24 @@ TEST_F(SceneErrors, ClearMessages) {
                                               "the weights have 3 rows but the mesh has 67");
   write("sphere_anim.txt", "2 30\n0 0.8 0\n");
   test::expect_throw_with<std::runtime_error>([&] { load_scene(scene("")); }, "truncated file");
+  SceneOptions arap;
+  arap.material = "arap";
   const Scene ok = [&] {
     fs::copy_file(kData + "complementary-dynamics-cpp/sphere/sphere_anim.txt", dir_ / "sphere_anim.txt",
                   fs::copy_options::overwrite_existing);
-    return load_scene(scene(", \"model\": \"stvk\""));
+    return load_scene(scene(", \"model\": \"stvk\""), arap);
   }();
   ASSERT_EQ(ok.warnings.size(), 1u);
   EXPECT_NE(ok.warnings[0].find("stvk"), std::string::npos);
+  // Without SceneOptions::material = "arap", another material is refused with the way out.
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene(", \"model\": \"stvk\"")); }, "--material arap");
   // A cage scene whose animation does not fit its cage.
   const std::string wdir = kData + "complementary-dynamics-2d/walrus/walrus_data/";
-  const std::string bad_cage = write("cage.json", "{\"mesh_file\": \"" + wdir + "walrus.obj\", \"skeleton_file\": \"" +
-                                                      wdir + "walrus_cage.tgf\", \"anim_file\": \"" + kData +
-                                                      "complementary-dynamics-2d/daisy/daisy_data/daisy.dmat\"}");
+  const std::string bad_cage =
+      write("cage.json",
+            "{\"mesh_file\": \"" + wdir + "walrus.obj\", \"skeleton_file\": \"" + wdir +
+                "walrus_cage.tgf\", \"anim_file\": \"" + kData +
+                "complementary-dynamics-2d/daisy/daisy_data/daisy.dmat\", \"dt\": 0.01, \"YM\": 1e5, \"pr\": 0.3}");
   test::expect_throw_with<std::runtime_error>([&] { load_scene(bad_cage); }, "the cage has 9 vertices");
 }
 

@@ -1,20 +1,23 @@
 #include "fastcd/scene/scene.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "fastcd/cd/skeleton.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/anim_io.hpp"
+#include "fastcd/io/atomic_file.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/rig_io.hpp"
 
@@ -28,13 +31,115 @@ namespace fs = std::filesystem;
   throw std::runtime_error(printable("load_scene: '" + path + "': " + what));
 }
 
+std::string fmt(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// ---------------------------------------------------------------------------- keys
+
+/// Every key a scene may have (both releases' and fastcd's own).
+const std::vector<std::string> kKeys = {"mesh_file",
+                                        "handle_file",
+                                        "weight_file",
+                                        "anim_file",
+                                        "skeleton_file",
+                                        "constraint_file",
+                                        "dt",
+                                        "YM",
+                                        "pr",
+                                        "rho",
+                                        "mu",
+                                        "lambda",
+                                        "model",
+                                        "with_dynamics",
+                                        "frame_num",
+                                        "fixed_region_file",
+                                        "render_mesh_file",
+                                        "scale",
+                                        "image_file",
+                                        "rendering"};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The valid key an unknown one most likely meant ("" when nothing is close): words people use
+/// for the same setting first, then the closest spelling.
+std::string nearest_key(const std::string& key) {
+  static const std::vector<std::pair<std::string, std::string>> kSynonyms = {{"young", "YM"},
+                                                                             {"youngs", "YM"},
+                                                                             {"e", "YM"},
+                                                                             {"stiffness", "YM"},
+                                                                             {"poisson", "pr"},
+                                                                             {"nu", "pr"},
+                                                                             {"density", "rho"},
+                                                                             {"timestep", "dt"},
+                                                                             {"time_step", "dt"},
+                                                                             {"h", "dt"},
+                                                                             {"mesh", "mesh_file"},
+                                                                             {"weights", "weight_file"},
+                                                                             {"animation", "anim_file"},
+                                                                             {"anim", "anim_file"},
+                                                                             {"handles", "handle_file"},
+                                                                             {"skeleton", "skeleton_file"},
+                                                                             {"frames", "frame_num"},
+                                                                             {"material", "model"},
+                                                                             {"dynamics", "with_dynamics"},
+                                                                             {"fixed", "fixed_region_file"},
+                                                                             {"render_mesh", "render_mesh_file"}};
+  const std::string k = lower(key);
+  for (const auto& [word, valid] : kSynonyms)
+    if (k == word || (k.size() > 3 && k.rfind(word, 0) == 0 && word.size() > 3)) return valid;
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (const std::string& valid : kKeys) {
+    const std::size_t d = edit_distance(k, lower(valid));
+    if (d < best_d) best_d = d, best = valid;
+  }
+  return best_d <= std::max<std::size_t>(2, key.size() / 3) ? best : std::string();
+}
+
+void check_keys(const nlohmann::json& j, const std::string& path) {
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    if (std::find(kKeys.begin(), kKeys.end(), key) != kKeys.end()) continue;
+    const std::string near = nearest_key(key);
+    fail(path, "unknown key '" + key + "'" + (near.empty() ? std::string() : " — did you mean '" + near + "'?") +
+                   " (the keys are listed in docs/scene-format.md)");
+  }
+}
+
 double number(const nlohmann::json& j, const char* key, double fallback, const std::string& path) {
   if (!j.contains(key)) return fallback;
+  if (j[key].is_boolean()) return j[key].get<bool>() ? 1.0 : 0.0;  // MATLAB's jsonencode writes true/false
   if (!j[key].is_number()) fail(path, std::string("\"") + key + "\" must be a number");
   return j[key].get<double>();
 }
 
-std::string file_key(const nlohmann::json& j, std::initializer_list<const char*> keys, const fs::path& dir,
+double required_number(const nlohmann::json& j, const char* key, const std::string& what, const std::string& path) {
+  if (!j.contains(key)) fail(path, std::string("missing \"") + key + "\" (" + what + "): the scene must say it");
+  return number(j, key, 0.0, path);
+}
+
+std::string file_key(Scene& s, const nlohmann::json& j, std::initializer_list<const char*> keys, const fs::path& dir,
                      const std::string& path, bool required = true) {
   for (const char* k : keys)
     if (j.contains(k)) {
@@ -43,12 +148,18 @@ std::string file_key(const nlohmann::json& j, std::initializer_list<const char*>
       // folder up) to its parent.
       const fs::path rel = j[k].get<std::string>();
       for (const fs::path& base : {dir, dir.parent_path()})
-        if (fs::exists(base / rel)) return (base / rel).lexically_normal().string();
+        if (fs::exists(base / rel)) {
+          const std::string found = (base / rel).lexically_normal().string();
+          s.input_files.push_back(fs::absolute(found).lexically_normal().string());
+          return found;
+        }
       fail(path, std::string("\"") + k + "\" names a missing file: " + (dir / rel).string());
     }
   if (required) fail(path, std::string("missing \"") + *keys.begin() + "\"");
   return {};
 }
+
+// ---------------------------------------------------------------------------- mesh
 
 /// Rejects degenerate rest elements (detail::is_degenerate, the test the operators apply) and
 /// inverted ones: elements whose orientation is opposite to the mesh's majority, i.e. folded or
@@ -94,27 +205,14 @@ void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& p
   if (ext != ".obj" && ext != ".mesh" && ext != ".msh" && ext != ".node")
     fail(path, "unsupported mesh format '" + ext + "' (use .obj (2D), .mesh, .msh or .node)");
   const Mesh m = read_volume_mesh(mesh_file);
+  if (ext == ".node") s.input_files.push_back(fs::absolute(fs::path(mesh_file).replace_extension(".ele")).string());
   s.X = m.X;
   s.T = m.T;
   s.dim = s.X.cols();
   if (s.dim == 3 && s.T.cols() != 4) fail(path, "the 3D mesh has no tetrahedra");
   fastcd::detail::dispatch_dim(s.dim, "load_scene", [&]<int d>() { check_elements<d>(s, mesh_file, path); });
   s.surface = s.dim == 3 ? boundary_facets(s.T).F : s.T;
-}
-
-std::vector<MatrixXd> to_file_poses_2d(const TgfGraph& g, const Animation2D& a, Index f, HandleKind kind) {
-  const MatrixXd C = g.C.leftCols(2);
-  const MatrixXd& fr = a.frames[static_cast<std::size_t>(f)];
-  const MatrixXd offset = fr.leftCols(2) - a.rest.leftCols(2);
-  const double d2r = EIGEN_PI / 180.0;
-  if (kind == HandleKind::Bones) return forward_kinematics_2d(C, g.BE, bone_parents(g.BE), fr.col(2), offset);
-  std::vector<MatrixXd> out;
-  for (Index h = 0; h < fr.rows(); ++h) {
-    MatrixXd A = rotation_about_2d(fr(h, 2) * d2r, C.row(g.P(h)).transpose());
-    A.col(2) += offset.row(h).transpose();
-    out.push_back(A);
-  }
-  return out;
+  if (s.dim == 2 && ext == ".obj") s.output_obj = mesh_file;  // the baked 2D mesh keeps its OBJ
 }
 
 void normalize_scene(Scene& s, const std::string& json_path) {
@@ -126,14 +224,199 @@ void normalize_scene(Scene& s, const std::string& json_path) {
   s.X = Xc / s.scale;
 }
 
+/// 1-based vertex indices (a MATLAB DMAT) -> 0-based, each checked.
+VectorXi vertex_indices(const MatrixXd& A, Index n, const std::string& file, const char* what) {
+  VectorXi I(A.size());
+  for (Index k = 0; k < A.size(); ++k) {
+    const double v = A.data()[k];
+    if (!(v == std::floor(v)) || v < 1 || v > static_cast<double>(n))
+      fail(file, std::string(what) + " entry " + std::to_string(k) + " is " + fmt(v) +
+                     ", not a 1-based vertex index in [1, " + std::to_string(n) + "]");
+    I(k) = static_cast<int>(v) - 1;
+  }
+  return I;
+}
+
+// ---------------------------------------------------------------------------- weights
+
+/// File weights must be a partition of unity: rows whose sum is within 1e-4 of 1, with
+/// negatives no lower than -1e-4 (rounding in the file), are clamped and renormalised with one
+/// warning; all-zero rows, rows far from 1 and real negatives are an error naming the vertex.
+void check_weights(Scene& s, const std::string& file) {
+  MatrixXd& W = s.W;
+  Index changed = 0;
+  double worst = 0.0;
+  for (Index v = 0; v < W.rows(); ++v) {
+    for (Index h = 0; h < W.cols(); ++h)
+      if (!(W(v, h) >= -1e-4))
+        fail(file, "vertex " + std::to_string(v) + " has the weight " + fmt(W(v, h)) + " for handle " +
+                       std::to_string(h) + " (LBS weights must lie in [0, 1])");
+    if (W.row(v).cwiseAbs().maxCoeff() == 0.0)
+      fail(file, "vertex " + std::to_string(v) +
+                     " has all-zero weights: no handle moves it (it would stay at the "
+                     "origin); give it weights or a handle nearby");
+    const double sum = W.row(v).sum();
+    if (std::abs(sum - 1.0) > 1e-4)
+      fail(file, "the weights of vertex " + std::to_string(v) + " sum to " + fmt(sum) +
+                     ", not 1: LBS weights must be a partition of unity (renormalise them, or check the file)");
+    const double negative = -std::min(0.0, W.row(v).minCoeff());
+    const double deviation = std::max(std::abs(sum - 1.0), negative);
+    if (deviation > 1e-12) {  // beyond rounding: clamp and renormalise, and say so once
+      W.row(v) = W.row(v).cwiseMax(0.0);
+      W.row(v) /= W.row(v).sum();
+      ++changed;
+      worst = std::max(worst, deviation);
+    }
+  }
+  if (changed > 0)
+    s.warnings.push_back(std::to_string(changed) + " weight rows of '" + fs::path(file).filename().string() +
+                         "' were renormalised to sum to 1 (largest deviation " + fmt(worst) +
+                         "; negatives above -1e-4 clamped to 0)");
+}
+
+/// Every connected part of the mesh must hold a pinned vertex, or the automatic weights are
+/// zero there and the part stays at the origin. Throws naming a vertex of the first part without
+/// one.
+void check_components_have_handles(const Scene& s, const std::vector<std::vector<Index>>& pins,
+                                   const std::string& path) {
+  const Index n = s.X.rows();
+  std::vector<Index> parent(static_cast<std::size_t>(n));
+  for (Index v = 0; v < n; ++v) parent[v] = v;
+  auto find = [&](Index v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  for (Index e = 0; e < s.T.rows(); ++e)
+    for (Index a = 1; a < s.T.cols(); ++a) parent[find(s.T(e, a))] = find(s.T(e, 0));
+  std::vector<char> reached(static_cast<std::size_t>(n), 0);
+  for (const auto& p : pins)
+    for (Index v : p) reached[find(v)] = 1;
+  Index size = 0, first = -1, root = -1;
+  for (Index v = 0; v < n; ++v)
+    if (!reached[find(v)]) {
+      if (root < 0) root = find(v), first = v;
+      if (find(v) == root) ++size;
+    }
+  if (first >= 0)
+    fail(path, "a part of the mesh (" + std::to_string(size) + " vertices, e.g. vertex " + std::to_string(first) +
+                   ") is not connected to any handle, so automatic weights cannot move it: add a handle on it or "
+                   "give a weight_file");
+}
+
+/// Dense work a rig of `handles` LBS handles brings (weights, the rig Jacobian, the constraint),
+/// refused with the estimate when it exceeds the memory there is.
+void check_rig_memory(Index n, Index dim, Index handles, const std::string& path) {
+  const double per = static_cast<double>(n) * static_cast<double>(handles);
+  const double d = static_cast<double>(dim), p = d * (d + 1);
+  // W (8 B), J entries (d (d+1) per vertex, handle and coordinate: 12 B each), the dense
+  // constraint and its factorisation copies (#p x #V*dim, three of them).
+  const double bytes = per * 8.0 + per * p * d * 12.0 + 3.0 * per * p * d * 8.0;
+  const double avail = static_cast<double>(available_memory_bytes());
+  if (avail > 0 && bytes > 0.8 * avail)
+    fail(path, "this rig needs about " + fmt(std::round(bytes / 1e8) / 10.0) + " GB (" + std::to_string(n) +
+                   " vertices x " + std::to_string(handles) + " handles), more than the " +
+                   fmt(std::round(avail / 1e8) / 10.0) +
+                   " GB available: use fewer handles (a handle per region, not per vertex)");
+}
+
+// ---------------------------------------------------------------------------- animations
+
+std::vector<MatrixXd> to_file_poses_2d(const TgfGraph& g, const VectorXi& P, const Animation2D& a, Index f,
+                                       HandleKind kind) {
+  const MatrixXd C = g.C.leftCols(2);
+  const MatrixXd& fr = a.frames[static_cast<std::size_t>(f)];
+  const MatrixXd offset = fr.leftCols(2) - a.rest.leftCols(2);
+  const double d2r = EIGEN_PI / 180.0;
+  if (kind == HandleKind::Bones) return forward_kinematics_2d(C, g.BE, P, fr.col(2), offset);
+  std::vector<MatrixXd> out;
+  for (Index h = 0; h < fr.rows(); ++h) {
+    MatrixXd A = rotation_about_2d(fr(h, 2) * d2r, C.row(g.P(h)).transpose());
+    A.col(2) += offset.row(h).transpose();
+    out.push_back(A);
+  }
+  return out;
+}
+
+/// One row of a MATLAB release per-frame handle DMAT (the hedgehog's): the LBS parameters Z of
+/// gptoolbox's lbs_matrix_column order, Z(c*h*d + x*h + i) = T_i(x, c) for handle i, output
+/// coordinate x and input coordinate (or translation) c — to fastcd's pose, column-major
+/// [A | t] per handle.
+VectorXd pose_from_lbs_column(const Eigen::Ref<const Eigen::RowVectorXd>& Z, Index h, Index d) {
+  VectorXd p(h * d * (d + 1));
+  for (Index i = 0; i < h; ++i)
+    for (Index c = 0; c <= d; ++c)
+      for (Index x = 0; x < d; ++x) p(i * d * (d + 1) + c * d + x) = Z(c * h * d + x * h + i);
+  return p;
+}
+
+void bone_poses_3d(Scene& s, const TgfGraph& g, const std::string& anim, const std::string& json_path) {
+  const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.scale;
+  const double d2r = EIGEN_PI / 180.0;
+  const BoneAnimation3D a = read_bone_animation_3d(anim);
+  if (a.bone_rest_euler.rows() != s.handles)
+    fail(json_path, "the animation has " + std::to_string(a.bone_rest_euler.rows()) + " bones, the rig " +
+                        std::to_string(s.handles));
+  const VectorXi P = bone_parents(g.BE);
+  const Index roots = (P.array() < 0).count();
+  const Eigen::Vector3d root_rest = (a.root_rest_translation - s.center) / s.scale;
+  const Eigen::Matrix3d root_axes = euler_about_axes(a.root_rest_euler * d2r).toRotationMatrix();
+  std::vector<Eigen::Matrix3d> rest_axes;
+  for (Index b = 0; b < s.handles; ++b)
+    rest_axes.push_back(euler_about_axes(a.bone_rest_euler.row(b).transpose() * d2r).toRotationMatrix());
+  for (std::size_t f = 0; f < a.root_rotation.size(); ++f) {
+    const Eigen::Quaterniond root_q = euler_about_axes(a.root_rotation[f] * d2r, root_axes);
+    const Eigen::Vector3d root_t = (a.root_translation[f] - s.center) / s.scale;
+    std::vector<Eigen::Quaterniond> dQ;
+    std::vector<Eigen::Vector3d> dT;
+    for (Index b = 0; b < s.handles; ++b) {
+      Eigen::Quaterniond q = euler_about_axes(a.bone_euler[f].row(b).transpose() * d2r, rest_axes[b]);
+      Eigen::Vector3d t = Eigen::Vector3d::Zero();
+      if (P(b) < 0) {
+        if (roots > 1) q = q * root_q;
+        t = root_t - root_rest;
+      }
+      dQ.push_back(q);
+      dT.push_back(t);
+    }
+    s.poses.push_back(pack_affine_pose(forward_kinematics_3d(C, g.BE, P, dQ, dT)));
+  }
+}
+
+void point_poses_3d(Scene& s, const TgfGraph& g, const std::string& anim, const std::string& json_path) {
+  const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.scale;
+  const double d2r = EIGEN_PI / 180.0;
+  const PointAnimation3D a = read_point_animation_3d(anim);
+  if (a.rest_translation.rows() != s.handles)
+    fail(json_path, "the animation has " + std::to_string(a.rest_translation.rows()) + " handles, the rig " +
+                        std::to_string(s.handles));
+  for (std::size_t f = 0; f < a.translation.size(); ++f) {
+    std::vector<MatrixXd> A;
+    for (Index h = 0; h < s.handles; ++h) {
+      const Eigen::Matrix3d rest = euler_about_axes(a.rest_euler.row(h).transpose() * d2r).toRotationMatrix();
+      const Eigen::Matrix3d R =
+          rest.transpose() * euler_about_axes(a.euler[f].row(h).transpose() * d2r, rest).toRotationMatrix();
+      const Eigen::Vector3d c = C.row(g.P(h)).transpose();
+      const Eigen::Vector3d t = (a.translation[f].row(h).transpose() - s.center) / s.scale -
+                                (a.rest_translation.row(h).transpose() - s.center) / s.scale + c - R * c;
+      MatrixXd Ah(3, 4);
+      Ah << R, t;
+      A.push_back(Ah);
+    }
+    s.poses.push_back(pack_affine_pose(A));
+  }
+}
+
+// ---------------------------------------------------------------------------- layouts
+
 /// The walrus: a closed cage polygon (TGF edges) driving the mesh by generalized barycentric
 /// coordinates; the animation is a DMAT of cage positions.
-Scene load_cage_scene(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
-                      const SceneOptions& opt) {
+void load_cage(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
+               const SceneOptions& opt) {
   if (s.dim != 2) fail(json_path, "cage scenes are 2D (a closed polygon cage); this mesh is 3D");
   if (opt.rig == "lbs" || opt.rig == "wire")
     fail(json_path, "rig option '" + opt.rig + "' does not apply to a cage scene (use auto, mvc or harmonic)");
-  const std::string cage_file = file_key(j, {"skeleton_file"}, dir, json_path);
+  s.layout = "matlab-2d-cage";
+  const std::string cage_file = file_key(s, j, {"skeleton_file"}, dir, json_path);
   const TgfGraph g = read_tgf(cage_file);
   if (g.C.rows() < 3 || g.E.rows() < 3)
     fail(cage_file, "a cage needs at least 3 vertices and 3 edges, got " + std::to_string(g.C.rows()) + " and " +
@@ -157,7 +440,7 @@ Scene load_cage_scene(Scene& s, const nlohmann::json& j, const fs::path& dir, co
   s.W = MatrixXd(s.X.rows(), s.handles);  // the coordinates, for inspection
   for (Index i = 0; i < s.X.rows(); ++i)
     for (Index c = 0; c < s.handles; ++c) s.W(i, c) = rig->J.coeff(2 * i, 2 * c);
-  const std::string anim = file_key(j, {"anim_file"}, dir, json_path);
+  const std::string anim = file_key(s, j, {"anim_file"}, dir, json_path);
   const MatrixXd A = read_dmat(anim);
   if (A.cols() != 2 * s.handles)
     fail(anim, "the cage animation has " + std::to_string(A.cols()) + " columns; the cage has " +
@@ -170,56 +453,85 @@ Scene load_cage_scene(Scene& s, const nlohmann::json& j, const fs::path& dir, co
     s.poses.push_back(p);
   }
   if (harmonic) s.warnings.push_back("harmonic cage coordinates on a grid, corrected to reproduce the rest shape");
-  return s;
 }
 
-}  // namespace
+/// Weights for handles given without a weight_file: unconstrained biharmonic weights pinned at
+/// `pins` (a partition of unity), after checking that every part of the mesh holds a pin.
+void automatic_weights(Scene& s, const std::vector<std::vector<Index>>& pins, const std::string& json_path) {
+  check_components_have_handles(s, pins, json_path);
+  s.W = biharmonic_weights(s.X, s.T, pins);
+  s.warnings.push_back("no weight_file: using unconstrained biharmonic weights pinned at the handles");
+}
 
-Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
-  std::ifstream in(json_path);
-  if (!in) fail(json_path, "cannot open the scene file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    fail(json_path, std::string("not valid JSON: ") + e.what());
-  }
-  if (!j.is_object()) fail(json_path, "the scene must be a JSON object");
-  const fs::path dir = fs::path(json_path).parent_path();
-  Scene s;
-  s.name = fs::path(json_path).stem().string();
-  s.dt = number(j, "dt", 0.01, json_path);
-  s.ym = number(j, "YM", 1e5, json_path);
-  s.pr = number(j, "pr", 0.0, json_path);
-  s.rho = number(j, "rho", 1.0, json_path);
-  s.with_dynamics = number(j, "with_dynamics", 1, json_path) != 0;
-  if (!(s.dt > 0)) fail(json_path, "dt must be > 0, got " + std::to_string(s.dt));
-  if (!(s.ym > 0)) fail(json_path, "YM must be > 0, got " + std::to_string(s.ym));
-  if (!(s.rho > 0) || !std::isfinite(s.rho)) fail(json_path, "rho must be > 0, got " + std::to_string(s.rho));
-  if (!(s.pr > -1 && s.pr < 0.5)) fail(json_path, "pr must lie in (-1, 0.5), got " + std::to_string(s.pr));
-  if (j.contains("model")) {
-    if (!j["model"].is_string()) fail(json_path, "\"model\" must be a string");
-    s.model = j["model"].get<std::string>();
-    if (s.model != "arap")
-      s.warnings.push_back("scene asks for the '" + s.model + "' material; fastcd simulates ARAP (same YM and pr)");
-  }
-  const std::string rig_opt = opt.rig;
-  if (rig_opt != "auto" && rig_opt != "lbs" && rig_opt != "wire" && rig_opt != "mvc" && rig_opt != "harmonic")
-    fail(json_path, "unknown rig option '" + rig_opt + "' (use auto, lbs, wire, mvc or harmonic)");
+void check_weight_shape(const Scene& s, const std::string& json_path) {
+  if (s.W.rows() != s.X.rows())
+    fail(json_path, "the weights have " + std::to_string(s.W.rows()) + " rows but the mesh has " +
+                        std::to_string(s.X.rows()) + " vertices");
+  if (s.W.cols() != s.handles)
+    fail(json_path,
+         "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) + " handles");
+}
 
-  read_mesh_file(s, file_key(j, {"mesh_file"}, dir, json_path), json_path);
-  if (j.contains("skeleton_file") && !j.contains("handle_file")) return load_cage_scene(s, j, dir, json_path, opt);
-  if (rig_opt == "mvc" || rig_opt == "harmonic")
-    fail(json_path, "rig option '" + rig_opt + "' needs a cage scene (\"skeleton_file\" with a closed cage)");
-  const TgfGraph g = read_tgf(file_key(j, {"handle_file"}, dir, json_path));
+/// The hedgehog: point handles at mesh vertices (a DMAT of 1-based indices) and a DMAT of
+/// per-frame affine handle transforms in normalised coordinates.
+void load_vertex_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path) {
+  s.layout = "matlab-2d-vertex-handles";
+  const std::string cfile = file_key(s, j, {"constraint_file"}, dir, json_path);
+  const VectorXi I = vertex_indices(read_dmat(cfile), s.X.rows(), cfile, "handle vertex");
+  if (I.size() == 0) fail(cfile, "no handle vertices");
+  s.kind = HandleKind::Points;
+  s.handles = I.size();
+  check_rig_memory(s.X.rows(), s.dim, s.handles, json_path);
+  std::vector<std::vector<Index>> pins;
+  std::vector<Index> owner(static_cast<std::size_t>(s.X.rows()), -1);
+  for (Index h = 0; h < I.size(); ++h) {
+    if (owner[I(h)] >= 0)
+      fail(cfile, "handles " + std::to_string(owner[I(h)]) + " and " + std::to_string(h) + " are both vertex " +
+                      std::to_string(I(h) + 1));
+    owner[I(h)] = h;
+    pins.push_back({I(h)});
+  }
+  const std::string weights = file_key(s, j, {"weight_file"}, dir, json_path, false);
+  if (!weights.empty()) {
+    s.W = read_dmat(weights);
+    check_weight_shape(s, json_path);
+    check_weights(s, weights);
+  } else {
+    automatic_weights(s, pins, json_path);
+  }
+  normalize_scene(s, json_path);
+  s.handle_points.resize(s.handles, s.dim);
+  for (Index h = 0; h < s.handles; ++h) s.handle_points.row(h) = s.X.row(I(h));
+  s.rest_pose = identity_pose(s.handles, s.dim);
+  const std::string anim = file_key(s, j, {"anim_file"}, dir, json_path);
+  const MatrixXd Z = read_dmat(anim);
+  const Index per = s.dim * (s.dim + 1);
+  if (Z.cols() != s.handles * per)
+    fail(anim, "the handle animation has " + std::to_string(Z.cols()) + " columns; " + std::to_string(s.handles) +
+                   " handles need " + std::to_string(s.handles * per) + " (one affine " + std::to_string(s.dim) +
+                   " x " + std::to_string(s.dim + 1) + " transform each, per frame)");
+  if (!Z.allFinite()) fail(anim, "the handle animation has NaN or infinite entries");
+  for (Index f = 0; f < Z.rows(); ++f) s.poses.push_back(pose_from_lbs_column(Z.row(f), s.handles, s.dim));
+}
+
+/// Both releases' handle layout: a TGF of bones (forward kinematics) or point handles, weights
+/// from a DMAT (or automatic), the release's animation format.
+void load_tgf_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path) {
+  s.layout = s.dim == 2 ? "matlab-2d" : "cpp-3d";
+  const TgfGraph g = read_tgf(file_key(s, j, {"handle_file"}, dir, json_path));
   s.kind = g.BE.rows() > 0 ? HandleKind::Bones : HandleKind::Points;
   if (g.BE.rows() > 0 && g.P.size() > 0)
     fail(json_path, "mixed point handles and bones are not supported (" + std::to_string(g.P.size()) + " points, " +
                         std::to_string(g.BE.rows()) + " bones)");
   s.handles = s.kind == HandleKind::Bones ? g.BE.rows() : g.P.size();
-  const std::string weights = file_key(j, {"weight_file"}, dir, json_path, false);
+  if (s.handles == 0) fail(json_path, "the handle file defines no handles");
+  const VectorXi P = s.kind == HandleKind::Bones ? bone_parents(g.BE) : VectorXi();
+  check_rig_memory(s.X.rows(), s.dim, s.handles, json_path);
+  const std::string weights = file_key(s, j, {"weight_file"}, dir, json_path, false);
   if (!weights.empty()) {
     s.W = read_dmat(weights);
+    check_weight_shape(s, json_path);
+    check_weights(s, weights);
   } else {
     // No weights: unconstrained biharmonic weights pinned at the handles (partition of unity).
     const MatrixXd C = g.C.leftCols(s.dim);
@@ -238,16 +550,8 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
       if (own.empty()) fail(json_path, "two handles sit on the same mesh vertex; cannot compute weights");
       p = own;
     }
-    s.W = biharmonic_weights(s.X, s.T, pins);
-    s.warnings.push_back("no weight_file: using unconstrained biharmonic weights pinned at the handles");
+    automatic_weights(s, pins, json_path);
   }
-  if (s.W.rows() != s.X.rows())
-    fail(json_path, "the weights have " + std::to_string(s.W.rows()) + " rows but the mesh has " +
-                        std::to_string(s.X.rows()) + " vertices");
-  if (s.W.cols() != s.handles)
-    fail(json_path,
-         "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) + " handles");
-
   normalize_scene(s, json_path);
   s.rest_pose = identity_pose(s.handles, s.dim);
   if (s.kind == HandleKind::Points) {
@@ -255,89 +559,188 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
     for (Index h = 0; h < s.handles; ++h)
       s.handle_points.row(h) = (g.C.row(g.P(h)).leftCols(s.dim) - s.center.transpose()) / s.scale;
   }
-
-  // Render surface: named in the JSON, or the release's convention of <name>.obj beside <name>.mesh.
-  std::string render = file_key(j, {"render_mesh_file"}, dir, json_path, false);
-  if (render.empty() && s.dim == 3) {
-    const fs::path guess = fs::path(file_key(j, {"mesh_file"}, dir, json_path)).replace_extension(".obj");
-    if (fs::exists(guess)) render = guess.string();
-  }
-  if (!render.empty() && s.dim == 3) {
-    const SurfaceMesh r = read_obj(render);
-    s.render_V = (r.V.rowwise() - s.center.transpose()) / s.scale;
-    s.render_F = r.F;
-    const Embedding emb = embed_points(s.X, s.T, s.render_V);
-    s.render_E = emb.E;
-    s.render_max_distance = emb.distance.maxCoeff();
-  }
-
-  const std::string anim = file_key(j, {"anim_file"}, dir, json_path);
-  const Index d = s.dim;
-  if (d == 2) {
+  const std::string anim = file_key(s, j, {"anim_file"}, dir, json_path);
+  if (s.dim == 2) {
     const Animation2D a = read_animation_2d(anim);
     if (a.rest.rows() != s.handles)
       fail(json_path,
            "the animation has " + std::to_string(a.rest.rows()) + " handles, the rig " + std::to_string(s.handles));
     for (Index f = 0; f < static_cast<Index>(a.frames.size()); ++f) {
-      std::vector<MatrixXd> A = to_file_poses_2d(g, a, f, s.kind);
+      std::vector<MatrixXd> A = to_file_poses_2d(g, P, a, f, s.kind);
       for (auto& Ab : A) Ab = normalize_affine(Ab, s.center, s.scale);
       s.poses.push_back(pack_affine_pose(A));
     }
+  } else if (s.kind == HandleKind::Bones) {
+    bone_poses_3d(s, g, anim, json_path);
   } else {
-    const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.scale;
-    const double d2r = EIGEN_PI / 180.0;
-    if (s.kind == HandleKind::Bones) {
-      const BoneAnimation3D a = read_bone_animation_3d(anim);
-      if (a.bone_rest_euler.rows() != s.handles)
-        fail(json_path, "the animation has " + std::to_string(a.bone_rest_euler.rows()) + " bones, the rig " +
-                            std::to_string(s.handles));
-      const VectorXi P = bone_parents(g.BE);
-      const Index roots = (P.array() < 0).count();
-      const Eigen::Vector3d root_rest = (a.root_rest_translation - s.center) / s.scale;
-      const Eigen::Matrix3d root_axes = euler_about_axes(a.root_rest_euler * d2r).toRotationMatrix();
-      std::vector<Eigen::Matrix3d> rest_axes;
-      for (Index b = 0; b < s.handles; ++b)
-        rest_axes.push_back(euler_about_axes(a.bone_rest_euler.row(b).transpose() * d2r).toRotationMatrix());
-      for (std::size_t f = 0; f < a.root_rotation.size(); ++f) {
-        const Eigen::Quaterniond root_q = euler_about_axes(a.root_rotation[f] * d2r, root_axes);
-        const Eigen::Vector3d root_t = (a.root_translation[f] - s.center) / s.scale;
-        std::vector<Eigen::Quaterniond> dQ;
-        std::vector<Eigen::Vector3d> dT;
-        for (Index b = 0; b < s.handles; ++b) {
-          Eigen::Quaterniond q = euler_about_axes(a.bone_euler[f].row(b).transpose() * d2r, rest_axes[b]);
-          Eigen::Vector3d t = Eigen::Vector3d::Zero();
-          if (P(b) < 0) {
-            if (roots > 1) q = q * root_q;
-            t = root_t - root_rest;
-          }
-          dQ.push_back(q);
-          dT.push_back(t);
-        }
-        s.poses.push_back(pack_affine_pose(forward_kinematics_3d(C, g.BE, P, dQ, dT)));
-      }
-    } else {
-      const PointAnimation3D a = read_point_animation_3d(anim);
-      if (a.rest_translation.rows() != s.handles)
-        fail(json_path, "the animation has " + std::to_string(a.rest_translation.rows()) + " handles, the rig " +
-                            std::to_string(s.handles));
-      for (std::size_t f = 0; f < a.translation.size(); ++f) {
-        std::vector<MatrixXd> A;
-        for (Index h = 0; h < s.handles; ++h) {
-          const Eigen::Matrix3d rest = euler_about_axes(a.rest_euler.row(h).transpose() * d2r).toRotationMatrix();
-          const Eigen::Matrix3d R =
-              rest.transpose() * euler_about_axes(a.euler[f].row(h).transpose() * d2r, rest).toRotationMatrix();
-          const Eigen::Vector3d c = C.row(g.P(h)).transpose();
-          const Eigen::Vector3d t = (a.translation[f].row(h).transpose() - s.center) / s.scale -
-                                    (a.rest_translation.row(h).transpose() - s.center) / s.scale + c - R * c;
-          MatrixXd Ah(3, 4);
-          Ah << R, t;
-          A.push_back(Ah);
-        }
-        s.poses.push_back(pack_affine_pose(A));
-      }
+    point_poses_3d(s, g, anim, json_path);
+  }
+}
+
+/// The release's fixed region: `fixed_region_file`, or <mesh stem>_fixed_region.dmat beside
+/// the mesh (the MATLAB release ships the bird's so), 1-based vertex indices held on the rig.
+void load_fixed_region(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
+                       const std::string& mesh_file) {
+  std::string file = file_key(s, j, {"fixed_region_file"}, dir, json_path, false);
+  if (file.empty()) {
+    const fs::path m(mesh_file);
+    const fs::path guess = m.parent_path() / (m.stem().string() + "_fixed_region.dmat");
+    if (!fs::exists(guess)) return;
+    file = guess.string();
+    s.input_files.push_back(fs::absolute(guess).lexically_normal().string());
+  }
+  VectorXi I = vertex_indices(read_dmat(file), s.X.rows(), file, "fixed vertex");
+  std::sort(I.data(), I.data() + I.size());
+  const Index unique = std::unique(I.data(), I.data() + I.size()) - I.data();
+  s.fixed = I.head(unique);
+  s.warnings.push_back(std::to_string(unique) + " vertices of '" + fs::path(file).filename().string() +
+                       "' are held on the rig (the scene's fixed region)");
+}
+
+/// Render surface: named in the JSON, or the release's convention of <name>.obj beside <name>.mesh.
+void load_render_mesh(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
+                      const std::string& mesh_file) {
+  std::string render = file_key(s, j, {"render_mesh_file"}, dir, json_path, false);
+  if (render.empty() && s.dim == 3) {
+    const fs::path guess = fs::path(mesh_file).replace_extension(".obj");
+    if (fs::exists(guess)) {
+      render = guess.string();
+      s.input_files.push_back(fs::absolute(guess).lexically_normal().string());
     }
   }
-  const SparseMatrix Jlbs = lbs_jacobian(s.X, s.W);
+  if (!render.empty() && s.dim != 3)
+    s.warnings.push_back("\"render_mesh_file\" is not read: a 2D scene bakes its own mesh");
+  if (render.empty() || s.dim != 3) return;
+  const SurfaceMesh r = read_obj(render);
+  s.render_V = (r.V.rowwise() - s.center.transpose()) / s.scale;
+  s.render_F = r.F;
+  const Embedding emb = embed_points(s.X, s.T, s.render_V);
+  s.render_E = emb.E;
+  s.render_element = emb.element;
+  s.render_max_distance = emb.distance.maxCoeff();
+  s.output_obj = render;
+}
+
+}  // namespace
+
+const std::vector<std::string>& scene_keys() { return kKeys; }
+
+Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
+  const std::string text = read_regular_file(json_path, "load_scene");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    fail(json_path, std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail(json_path, "the scene must be a JSON object");
+  check_keys(j, json_path);
+  if (j.contains("image_file"))
+    fail(json_path,
+         "\"image_file\" (a mesh built from a PNG image, the 2020 release's amoeba) is not supported: "
+         "give the scene a \"mesh_file\" instead");
+  const fs::path dir = fs::path(json_path).parent_path();
+  Scene s;
+  s.name = fs::path(json_path).stem().string();
+  s.input_files.push_back(fs::absolute(json_path).lexically_normal().string());
+  s.dt = required_number(j, "dt", "the time step, s", json_path);
+  if (j.contains("mu") || j.contains("lambda")) {
+    if (j.contains("YM") || j.contains("pr")) fail(json_path, "give either YM and pr or mu and lambda, not both");
+    const double mu = required_number(j, "mu", "the Lame parameter mu", json_path);
+    const double lambda = required_number(j, "lambda", "the Lame parameter lambda", json_path);
+    // Young's modulus E = mu (3 lambda + 2 mu) / (lambda + mu) > 0 needs 3 lambda + 2 mu > 0.
+    if (!(mu > 0) || !(3 * lambda + 2 * mu > 0))
+      fail(json_path, "mu must be > 0 and 3 lambda + 2 mu > 0 (a positive Young's modulus), got mu = " +
+                          std::to_string(mu) + ", lambda = " + std::to_string(lambda));
+    s.ym = mu * (3 * lambda + 2 * mu) / (lambda + mu);
+    s.pr = lambda / (2 * (lambda + mu));
+  } else {
+    s.ym = required_number(j, "YM", "Young's modulus, Pa", json_path);
+    s.pr = required_number(j, "pr", "Poisson's ratio", json_path);
+  }
+  s.with_dynamics = number(j, "with_dynamics", 1, json_path) != 0;
+  if (!(s.dt > 0)) fail(json_path, "dt must be > 0, got " + std::to_string(s.dt));
+  if (!(s.ym > 0)) fail(json_path, "YM must be > 0, got " + std::to_string(s.ym));
+  if (!(s.pr > -1 && s.pr < 0.5)) fail(json_path, "pr must lie in (-1, 0.5), got " + std::to_string(s.pr));
+  if (j.contains("frame_num")) {
+    const double fnum = number(j, "frame_num", 0, json_path);
+    if (!(fnum >= 1) || fnum != std::floor(fnum) || fnum > 1e9)
+      fail(json_path, "frame_num must be a whole number >= 1, got " + fmt(fnum));
+    s.frames_declared = static_cast<Index>(fnum);
+  }
+  if (j.contains("scale") && number(j, "scale", 1.0, json_path) != 1.0)
+    s.warnings.push_back(
+        "\"scale\" is read by the C++ release but used by none of its examples; fastcd ignores it "
+        "(positions are normalised like the releases and written back in the file's units)");
+  if (j.contains("model")) {
+    if (!j["model"].is_string()) fail(json_path, "\"model\" must be a string");
+    s.model = j["model"].get<std::string>();
+  }
+  if (s.model != "arap") {
+    if (opt.material != "arap")
+      fail(json_path, "the scene asks for the '" + s.model +
+                          "' material, which fastcd does not simulate (it simulates ARAP); to run it as ARAP with "
+                          "the same YM and pr, say so (fastcd run --material arap)");
+    s.warnings.push_back("the scene asks for the '" + s.model + "' material; simulated as ARAP, as asked");
+  }
+  if (!opt.material.empty() && opt.material != "arap")
+    fail(json_path, "unknown material option '" + opt.material + "' (fastcd simulates arap)");
+  const std::string rig_opt = opt.rig;
+  if (rig_opt != "auto" && rig_opt != "lbs" && rig_opt != "wire" && rig_opt != "mvc" && rig_opt != "harmonic")
+    fail(json_path, "unknown rig option '" + rig_opt + "' (use auto, lbs, wire, mvc or harmonic)");
+
+  const std::string mesh_file = file_key(s, j, {"mesh_file"}, dir, json_path);
+  read_mesh_file(s, mesh_file, json_path);
+  const bool cage = j.contains("skeleton_file") && !j.contains("handle_file");
+  if (!cage && (rig_opt == "mvc" || rig_opt == "harmonic"))
+    fail(json_path, "rig option '" + rig_opt + "' needs a cage scene (\"skeleton_file\" with a closed cage)");
+  // Keys the chosen layout does not read: say so rather than ignore them quietly.
+  auto unused = [&](const char* key, const char* why) {
+    if (j.contains(key)) s.warnings.push_back(std::string("\"") + key + "\" is not read: " + why);
+  };
+  if (cage) {
+    unused("weight_file", "a cage scene's weights are its cage coordinates");
+    unused("constraint_file", "a cage scene has no vertex handles");
+  } else if (j.contains("handle_file")) {
+    unused("skeleton_file", "the scene's handles come from \"handle_file\"");
+    unused("constraint_file", "the scene's handles come from \"handle_file\"");
+  }
+  if (cage) {
+    load_cage(s, j, dir, json_path, opt);
+  } else if (j.contains("constraint_file") && !j.contains("handle_file")) {
+    load_vertex_handles(s, j, dir, json_path);
+  } else {
+    load_tgf_handles(s, j, dir, json_path);
+  }
+  // Density: the releases' mass matrices (the MATLAB release's unit density in 2D, the C++
+  // release's lumped mass times 1000 in 3D), unless the scene says.
+  s.rho = number(j, "rho", s.dim == 3 ? 1000.0 : 1.0, json_path);
+  if (!(s.rho > 0) || !std::isfinite(s.rho)) fail(json_path, "rho must be > 0, got " + std::to_string(s.rho));
+  load_fixed_region(s, j, dir, json_path, mesh_file);
+  load_render_mesh(s, j, dir, json_path, mesh_file);
+
+  if (s.poses.empty()) fail(json_path, "the animation has no frames");
+  const Index available = static_cast<Index>(s.poses.size());
+  if (s.frames_declared > 0 && s.frames_declared < available) {
+    s.poses.resize(static_cast<std::size_t>(s.frames_declared));
+  } else if (s.frames_declared > available) {
+    s.warnings.push_back("the scene declares " + std::to_string(s.frames_declared) +
+                         " frames (frame_num) but its "
+                         "animation has " +
+                         std::to_string(available) + ": simulating " + std::to_string(available));
+  }
+  // Point handles far from the mesh: likely a unit mismatch between the handle and mesh files.
+  if (s.kind == HandleKind::Points && s.handle_points.rows() > 0) {
+    const double size = (s.X.colwise().maxCoeff() - s.X.colwise().minCoeff()).maxCoeff();
+    for (Index h = 0; h < s.handle_points.rows(); ++h) {
+      const double dist = (s.X.rowwise() - s.handle_points.row(h)).rowwise().norm().minCoeff();
+      if (dist > size)
+        s.warnings.push_back("point handle " + std::to_string(h) + " lies " + fmt(dist / size) +
+                             " mesh sizes away from the mesh (different units in the handle and mesh files?)");
+    }
+  }
+
+  if (s.kind == HandleKind::Cage) return s;
   if (rig_opt == "wire") {
     if (s.dim != 2 || s.kind != HandleKind::Points)
       fail(json_path, "the wire rig needs a 2D scene with point handles (this one has " +
@@ -355,7 +758,7 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
     s.rest_pose = flatten(s.handle_points);
     s.rig = std::make_shared<WireRig>(s.X, s.handle_points);
   } else {
-    s.rig = std::make_shared<LinearRig>(Jlbs, s.rest_pose, s.dim,
+    s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, s.dim,
                                         s.kind == HandleKind::Bones ? "lbs (bones)" : "lbs (point handles)");
   }
   return s;

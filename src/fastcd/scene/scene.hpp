@@ -16,6 +16,7 @@ enum class HandleKind { Bones, Points, Cage };
 
 struct Scene {
   std::string name;
+  std::string layout;  ///< "matlab-2d", "cpp-3d", "matlab-2d-cage" or "matlab-2d-vertex-handles"
   Index dim = 0;
   MatrixXd X;          ///< #V x dim rest positions, normalised: X = (X_file - center) / scale
   MatrixXi T;          ///< #T x (dim+1) simplices
@@ -27,6 +28,7 @@ struct Scene {
   MatrixXd W;              ///< #V x #handles LBS weights (cage: the cage coordinates)
   MatrixXd handle_points;  ///< rest point handles / cage vertices (#handles x dim, normalised)
   MatrixXi cage_edges;     ///< cage boundary (2D: edges of the closed polygon), empty otherwise
+  VectorXi fixed;          ///< vertices held on the rig (u_c = 0): the scene's fixed region
   /// The rig the scene is simulated with; its parameters are `poses`:
   /// - "lbs": LBS with affine bones/handles (the releases' rig; rest_pose = identity per handle);
   /// - "cage (mean value)" / "cage (harmonic)": p = cage vertex positions (#handles*dim);
@@ -34,35 +36,64 @@ struct Scene {
   std::shared_ptr<const Rig> rig;
   VectorXd rest_pose;           ///< the rig's rest parameters
   std::vector<VectorXd> poses;  ///< rig parameters per animation frame (normalised coordinates)
+  Index frames_declared = -1;   ///< "frame_num" of the JSON (-1 when absent)
   double dt = 0.01, ym = 1e5, pr = 0.0, rho = 1.0;
   std::string model = "arap";  ///< material the scene asks for (fastcd always simulates ARAP)
   bool with_dynamics = true;
   /// Optional render surface (3D): "render_mesh_file" in the JSON, else <mesh stem>.obj beside
-  /// a .mesh file. Normalised like X and embedded in the tets (positions = render_E X).
+  /// a .mesh file. Normalised like X and embedded in the tets (positions = render_E X, exact at
+  /// rest: the embedding never moves a vertex).
   MatrixXd render_V;
   MatrixXi render_F;
   SparseMatrix render_E;
-  double render_max_distance = 0.0;   ///< farthest render vertex from the tet mesh (normalised units)
-  std::vector<std::string> warnings;  ///< things the user should know (e.g. model replaced by ARAP)
+  VectorXi render_element;           ///< #render_V: the tet each render vertex is embedded in
+  double render_max_distance = 0.0;  ///< farthest render vertex from the tet mesh (normalised units)
+  /// The OBJ whose `v` records are the baked surface's vertices (the render mesh, or a 2D
+  /// scene's own OBJ mesh): a bake rewrites its positions and keeps everything else (UVs,
+  /// normals, groups, materials). Empty when the baked surface is the tets' boundary.
+  std::string output_obj;
+  std::vector<std::string> input_files;  ///< every file the scene read (absolute, normalised)
+  std::vector<std::string> warnings;     ///< things the user should know (renormalised weights, ...)
 };
 
-/// Loads a scene JSON (keys mesh_file, handle_file, weight_file, anim_file, dt, YM, pr, and
-/// optionally model, with_dynamics; paths relative to the JSON's folder; 2D meshes are planar
-/// OBJ, 3D meshes Medit .mesh / Gmsh .msh / TetGen .node). Handles come from the TGF (edges ->
-/// bones with forward kinematics, none -> point handles), weights from the DMAT (one column per
-/// point handle, then per bone), the animation from the release's text format.
-/// A 2D scene with "skeleton_file" naming a closed cage polygon (TGF) and no "handle_file" is a
-/// cage scene (the 2020 release's walrus): "anim_file" is then a DMAT of #frames x 2*#C cage
-/// positions [x_0..x_{C-1}, y_0..y_{C-1}] in normalised coordinates.
-/// @throws std::runtime_error naming the file and problem (missing keys or files, malformed
-///         data, weights whose row count differs from the mesh, a rig option the scene cannot use).
+/// Loads a scene JSON; docs/scene-format.md lists every key, its type, units, default and which
+/// release uses it. Layouts:
+/// - 2D MATLAB release: `mesh_file` (planar OBJ), `handle_file` (TGF: bones with forward
+///   kinematics, or point handles), `weight_file` (DMAT, one column per point handle, then per
+///   bone; optional: automatic biharmonic weights), `anim_file` (the release's text format);
+/// - 2D MATLAB release, vertex handles (the hedgehog): `constraint_file` (DMAT of 1-based vertex
+///   indices, each a point handle) and `anim_file` a DMAT of per-frame affine handle transforms
+///   (#frames x #handles*6, gptoolbox lbs_matrix_column order);
+/// - 2D MATLAB release, cage (the walrus): `skeleton_file` (closed cage polygon, TGF), no
+///   `handle_file`, `anim_file` a DMAT of #frames x 2*#C cage positions [x_0.., y_0..];
+/// - 3D C++ release: `mesh_file` (Medit .mesh; .msh and TetGen .node also work), `handle_file`,
+///   `weight_file`, `anim_file` (bone or point-handle animation), `model`.
+/// Common keys: `dt`, `YM`, `pr` (required; `mu` and `lambda` may replace YM and pr), `rho`
+/// (default: 1 in 2D, 1000 in 3D, as the releases' mass matrices),
+/// `with_dynamics`, `frame_num` (at most that many frames; a warning when the animation has
+/// fewer), `fixed_region_file` (1-based vertex indices held on the rig; `<mesh
+/// stem>_fixed_region.dmat` beside the mesh is read too), `render_mesh_file`, `scale` (read by
+/// the C++ release, unused by its examples: ignored). File weights must be a partition of unity:
+/// rows within 1e-4 of 1 (tiny negatives down to -1e-4 clamped) are renormalised with one
+/// warning; others are an error naming the vertex.
+/// @throws std::runtime_error naming the file and problem (unknown keys with the nearest valid
+///         key, missing keys or files, malformed data, weights that are not a partition of
+///         unity, a mesh component no handle reaches, a material fastcd does not simulate unless
+///         SceneOptions::material says to run it as ARAP, a rig option the scene cannot use, a
+///         rig too large for the memory).
 struct SceneOptions {
   /// "auto" (the scene's own rig: LBS for bones and point handles, mean value coordinates for
   /// a cage), "lbs", "wire" (2D point handles only), "mvc" or "harmonic" (cages only).
   std::string rig = "auto";
   int harmonic_resolution = 128;  ///< grid cells along the cage's longest side
+  /// "" (a scene asking for another material than ARAP is refused) or "arap" (run it as ARAP,
+  /// with a warning).
+  std::string material;
 };
 
 Scene load_scene(const std::string& json_path, const SceneOptions& options = {});
+
+/// The keys load_scene accepts (for messages and docs).
+const std::vector<std::string>& scene_keys();
 
 }  // namespace fastcd

@@ -21,6 +21,7 @@ SimulationOptions scene_simulation_options(const Scene& scene, const SceneRunSet
   o.cd.clusters = static_cast<int>(std::min<Index>(run.clusters, scene.T.rows()));
   o.cd.leak = leak_field_options(run.leak, scene.X.rows());
   o.cd.gravity = gravity_vector(scene.dim, run.gravity);
+  o.cd.fixed = scene.fixed;
   o.dynamics = run.dynamics && scene.with_dynamics;
   return o;
 }
@@ -32,7 +33,12 @@ Simulation make_simulation(const Scene& scene, const SimulationOptions& options)
 
 LeakFieldOptions leak_field_options(const std::string& spec, Index num_vertices) {
   LeakFieldOptions o;
-  if (spec == "diffusion") {
+  if (spec == "auto") {
+    o.kind = LeakFieldKind::Poisson;
+    o.boundary_fallback = true;
+  } else if (spec == "centroid") {
+    o.kind = LeakFieldKind::Centroid;
+  } else if (spec == "diffusion") {
     o.kind = LeakFieldKind::Diffusion;
   } else if (spec == "poisson") {
     o.kind = LeakFieldKind::Poisson;
@@ -40,8 +46,9 @@ LeakFieldOptions leak_field_options(const std::string& spec, Index num_vertices)
     o.kind = LeakFieldKind::None;
   } else {
     std::error_code ec;
-    FASTCD_CHECK(std::filesystem::is_regular_file(spec, ec), "leak field '", spec,
-                 "' is neither diffusion, poisson, none nor an existing DMAT file of per-vertex values");
+    FASTCD_CHECK(
+        std::filesystem::is_regular_file(spec, ec), "leak field '", spec,
+        "' is neither auto, poisson, diffusion, centroid, none nor an existing DMAT file of per-vertex values");
     const MatrixXd v = read_dmat(spec);
     FASTCD_CHECK(v.cols() == 1 && v.rows() == num_vertices, "leak field '", spec, "': expected a ", num_vertices,
                  " x 1 DMAT of values in [0, 1] (or diffusion, poisson, none), got ", v.rows(), " x ", v.cols());

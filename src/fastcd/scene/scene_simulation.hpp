@@ -15,11 +15,11 @@ namespace fastcd {
 struct SceneRunSettings {
   SolverKind solver = SolverKind::Full;
   int iterations = 10;
-  int modes = 16;                  ///< fast solver
-  int clusters = 100;              ///< fast solver; at most the element count
-  std::string leak = "diffusion";  ///< see leak_field_options
-  double gravity = 0.0;            ///< along the file's -y axis, normalised units / s^2
-  bool dynamics = true;            ///< false: bake the rig alone
+  int modes = 16;             ///< fast solver
+  int clusters = 100;         ///< fast solver; at most the element count
+  std::string leak = "auto";  ///< see leak_field_options
+  double gravity = 0.0;       ///< along the file's -y axis, normalised units / s^2
+  bool dynamics = true;       ///< false: bake the rig alone
 };
 
 /// The scene's own settings as simulation options (dt, ym, pr and rho from the JSON; dynamics
@@ -31,8 +31,10 @@ SimulationOptions scene_simulation_options(const Scene& scene, const SceneRunSet
 /// @throws as Simulation's constructor.
 Simulation make_simulation(const Scene& scene, const SimulationOptions& options);
 
-/// Parses a leak-field setting: "diffusion" (simkit, tutorial 23), "poisson" (Zhang et al.
-/// 2020), "none" (D = 1), or the path of a #V x 1 DMAT of values in [0, 1].
+/// Parses a leak-field setting: "auto" (the releases' Poisson field, Zhang et al. 2020, with the
+/// Centroid field instead on a boundary-dominated mesh where it would leave the rig less
+/// constrained: see LeakFieldOptions::boundary_fallback), "poisson", "diffusion" (simkit,
+/// tutorial 23), "centroid", "none" (D = 1), or the path of a #V x 1 DMAT of values in [0, 1].
 /// @throws std::invalid_argument for a DMAT of the wrong shape or values outside [0, 1];
 ///         std::runtime_error when the file cannot be read.
 LeakFieldOptions leak_field_options(const std::string& spec, Index num_vertices);
