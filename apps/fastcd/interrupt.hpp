@@ -1,9 +1,13 @@
 #pragma once
-// Ctrl-C / SIGTERM during long CLI work: the handler only records the signal; the work notices
-// it at its next progress update (Progress::update calls check_interrupt) and throws
-// Interrupted, so the staging folder and temporary files are removed by the normal unwinding
-// and no truncated output is left behind. The handler restores the default action, so a second
-// signal stops the process at once.
+// Ctrl-C / SIGTERM during long CLI work. The handler records the signal, asks the library to
+// stop (fastcd::request_cancel: its long loops throw fastcd::Cancelled at their next check) and
+// wakes a watchdog thread. Normally the work notices within milliseconds — at its next progress
+// update (Progress::update calls check_interrupt) or library check — and unwinds, removing the
+// staging folder and temporary files. If it has not finished unwinding after a short grace
+// period (a long factorisation has no check), the watchdog stops the video encoders, removes
+// every registered staging path itself, prints the one error line and exits with 128 + signal,
+// so a signal always ends the process within a second and leaves nothing behind. The handler
+// restores the default action, so a second signal stops the process at once.
 #include <csignal>
 #include <stdexcept>
 #include <string>
@@ -22,22 +26,36 @@ class Interrupted : public std::runtime_error {
 
 inline volatile std::sig_atomic_t g_interrupt_signal = 0;
 
-extern "C" inline void fastcd_cli_on_signal(int sig) {
-  g_interrupt_signal = sig;
-  std::signal(sig, SIG_DFL);
-}
+/// Installs the SIGINT/SIGTERM handlers and starts the watchdog thread.
+void install_interrupt_handlers();
 
-inline void install_interrupt_handlers() {
-  std::signal(SIGINT, fastcd_cli_on_signal);
-  std::signal(SIGTERM, fastcd_cli_on_signal);
-}
+/// The message for an interrupted run: "interrupted by SIGINT while <where>; nothing was
+/// written (partial output removed)".
+std::string interrupted_message(int sig, const std::string& where);
 
 /// Throws Interrupted if a signal arrived; `where` says what was running ("simulating 37/222").
-inline void check_interrupt(const std::string& where) {
-  const int sig = g_interrupt_signal;
-  if (sig != 0)
-    throw Interrupted(sig, std::string("interrupted by ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + " while " + where +
-                               "; nothing was written (partial output removed)");
-}
+void check_interrupt(const std::string& where);
+
+/// What the CLI is doing now ("loading the scene", "precomputing", ...): named by the
+/// watchdog's message and by main() when the library reports fastcd::Cancelled.
+void set_phase(const std::string& phase);
+std::string current_phase();
+
+/// A path the watchdog removes (recursively) if it has to end the process: a staging folder.
+/// Scoped: the destructor unregisters it (after a successful rename, or after the normal
+/// unwinding removed it).
+class WatchdogPath {
+ public:
+  explicit WatchdogPath(std::string path);
+  ~WatchdogPath();
+  WatchdogPath(const WatchdogPath&) = delete;
+  WatchdogPath& operator=(const WatchdogPath&) = delete;
+  /// Stops watching the path (it was moved into place and is the user's output now).
+  void release();
+
+ private:
+  std::string path_;
+  bool active_ = true;
+};
 
 }  // namespace fastcd::cli

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "bench.hpp"
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "interrupt.hpp"
 #include "run.hpp"
@@ -29,6 +30,11 @@ int main(int argc, char** argv) {
   } catch (const fastcd::cli::Interrupted& e) {
     std::cerr << "fastcd: error: " << e.what() << "\n";
     return 128 + e.signal_number();
+  } catch (const fastcd::Cancelled& e) {
+    // The library noticed the signal first (a precompute, a long step, a weight solve).
+    const int sig = fastcd::cli::g_interrupt_signal != 0 ? fastcd::cli::g_interrupt_signal : SIGINT;
+    std::cerr << "fastcd: error: " << fastcd::cli::interrupted_message(sig, fastcd::cli::current_phase()) << "\n";
+    return 128 + sig;
   } catch (const std::exception& e) {
     // One line, whatever the message holds (a file name with a newline, a multi-line library
     // message): control characters become '?', as the readers' own messages do.

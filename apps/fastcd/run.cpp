@@ -8,11 +8,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "fastcd/fastcd.hpp"
+#include "output_folder.hpp"
 #include "progress.hpp"
 #if FASTCD_HAVE_VIZ
 #include "fastcd/viz/render2d.hpp"
@@ -29,44 +30,161 @@ using Clock = std::chrono::steady_clock;
 struct RunSettings {
   std::string scene, out, solver = "full";
   int frames = 0, modes = 16, clusters = 100, iterations = 10;
-  std::string leak = "diffusion", rig = "auto";
+  std::string leak = "auto", rig = "auto", material;
   double gravity = 0.0;
   bool dynamics = true, video = true, force = false;
 };
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+void warn(std::vector<std::string>& warnings, const std::string& w) {
+  std::fprintf(stderr, "warning: %s\n", w.c_str());
+  warnings.push_back(w);
+}
+
+// The edge matrix [x1 - x0, x2 - x0, x3 - x0] of tet t.
+Eigen::Matrix3d tet_edges(const MatrixXd& X, const MatrixXi& T, Index t) {
+  Eigen::Matrix3d D;
+  for (int c = 0; c < 3; ++c) D.col(c) = (X.row(T(t, c + 1)) - X.row(T(t, 0))).transpose();
+  return D;
+}
+
+// Signed measure of every simplex (triangle area in 2D, tet volume in 3D).
+VectorXd signed_measures(const MatrixXd& X, const MatrixXi& T) {
+  VectorXd m(T.rows());
+  for (Index e = 0; e < T.rows(); ++e) {
+    if (X.cols() == 2) {
+      const Eigen::Vector2d a = X.row(T(e, 1)) - X.row(T(e, 0)), b = X.row(T(e, 2)) - X.row(T(e, 0));
+      m(e) = 0.5 * (a.x() * b.y() - a.y() * b.x());
+    } else {
+      m(e) = tet_edges(X, T, e).determinant() / 6.0;
+    }
+  }
+  return m;
+}
+
+// Elements whose orientation flipped from the rest shape (or collapsed to nothing).
+Index count_inverted(const VectorXd& rest, const VectorXd& now) {
+  Index k = 0;
+  for (Index e = 0; e < rest.size(); ++e)
+    if (rest(e) * now(e) <= 0.0) ++k;
+  return k;
+}
+
+// The baked OBJ of a scene whose output surface came from an OBJ: every frame is that file
+// with new positions (and, in 3D, normals turned by each render vertex's tet: n' = F^-T n), so
+// UVs, normals, groups and materials survive; rest.obj is the file itself.
+class ObjPassThrough {
+ public:
+  ObjPassThrough(const Scene& scene, Index rows) : scene_(scene), doc_(read_obj_document(scene.output_obj)) {
+    if (static_cast<Index>(doc_.v_lines.size()) != rows)
+      throw std::runtime_error("the output OBJ '" + scene.output_obj + "' has " + std::to_string(doc_.v_lines.size()) +
+                               " vertices, the baked surface " + std::to_string(rows));
+    if (scene.dim == 3 && doc_.N.rows() > 0 && scene.render_element.size() == rows) {
+      for (Index k = 0; k < doc_.N.rows(); ++k) {
+        const int v = doc_.normal_vertex(k);
+        if (v < 0) continue;
+        const int t = scene.render_element(v);
+        if (!rest_inv_.count(t)) rest_inv_[t] = tet_edges(scene.X, scene.T, t).inverse();
+      }
+      turn_normals_ = true;
+    }
+  }
+
+  /// Writes frame positions V (file units) with simulated mesh positions Xs (normalised).
+  void write(const std::string& path, const MatrixXd& V, const MatrixXd& Xs, const std::string& mtllib_prefix) const {
+    if (!turn_normals_) {
+      write_obj_document(path, doc_, V, MatrixXd(), mtllib_prefix);
+      return;
+    }
+    MatrixXd N = doc_.N;
+    for (Index k = 0; k < N.rows(); ++k) {
+      const int v = doc_.normal_vertex(k);
+      if (v < 0) continue;
+      const int t = scene_.render_element(v);
+      const Eigen::Matrix3d F = tet_edges(Xs, scene_.T, t) * rest_inv_.at(t);
+      const Eigen::Vector3d n = F.inverse().transpose() * N.row(k).transpose();
+      if (n.allFinite() && n.norm() > 0) N.row(k) = n.normalized().transpose();
+    }
+    write_obj_document(path, doc_, V, N, mtllib_prefix);
+  }
+
+  /// Copies the input OBJ as rest.obj, and its material libraries and their textures (those
+  /// named by relative paths inside the input's folder) to the same relative places in `stage`.
+  void copy_inputs(const fs::path& stage) const {
+    const fs::path dir = fs::path(scene_.output_obj).parent_path();
+    write_file_contents((stage / "rest.obj").string(), read_regular_file(scene_.output_obj, "fastcd run"),
+                        "fastcd run");
+    for (const auto& lib : doc_.mtllibs) copy_relative(dir, lib, stage, true);
+  }
+
+ private:
+  // Copies dir/name to stage/name when name is a relative path that stays inside dir (an
+  // absolute or "../" name still resolves from the copy as it did); for a material library,
+  // also the texture maps it names.
+  void copy_relative(const fs::path& dir, const std::string& name, const fs::path& stage, bool is_mtl) const {
+    const fs::path rel = fs::path(name).lexically_normal();
+    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return;
+    const fs::path src = dir / rel;
+    if (!fs::is_regular_file(src)) return;  // read_obj already warned nothing; a missing .mtl is the user's
+    fs::create_directories((stage / rel).parent_path());
+    const std::string bytes = read_regular_file(src.string(), "fastcd run");
+    write_file_contents((stage / rel).string(), bytes, "fastcd run");
+    if (!is_mtl) return;
+    std::size_t pos = 0;
+    while (pos < bytes.size()) {
+      std::size_t end = bytes.find('\n', pos);
+      if (end == std::string::npos) end = bytes.size();
+      std::string line = bytes.substr(pos, end - pos);
+      pos = end + 1;
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+      const std::size_t key_start = line.find_first_not_of(" \t");
+      if (key_start == std::string::npos) continue;
+      const std::string key = line.substr(key_start, line.find_first_of(" \t", key_start) - key_start);
+      if (key.rfind("map_", 0) != 0 && key != "bump" && key != "disp" && key != "decal" && key != "refl") continue;
+      const std::size_t last = line.find_last_of(" \t");
+      if (last == std::string::npos || last < key_start + key.size()) continue;
+      const fs::path tex = rel.parent_path() / line.substr(last + 1);
+      copy_relative(dir, tex.string(), stage, false);
+    }
+  }
+
+  const Scene& scene_;
+  ObjDocument doc_;
+  std::map<int, Eigen::Matrix3d> rest_inv_;
+  bool turn_normals_ = false;
+};
+
+const char* kind_name(HandleKind k) {
+  return k == HandleKind::Bones ? "bones" : k == HandleKind::Cage ? "cage vertices" : "point handles";
+}
+
 int run_scene(const RunSettings& st) {
   const auto t_all = Clock::now();
+  set_phase("loading the scene");
   SceneOptions so;
   so.rig = st.rig;
+  so.material = st.material;
+  std::fprintf(stdout, "loading %s\n", st.scene.c_str());
+  std::fflush(stdout);
   const Scene scene = load_scene(st.scene, so);
+  check_interrupt("loading the scene");
   const Rig& rig = *scene.rig;
-  for (const auto& w : scene.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::vector<std::string> warnings;
+  for (const auto& w : scene.warnings) warn(warnings, w);
   const Index dim = scene.dim, n = scene.X.rows();
   const int frames = st.frames > 0 ? std::min<int>(st.frames, static_cast<int>(scene.poses.size()))
                                    : static_cast<int>(scene.poses.size());
-  const fs::path out(st.out.empty() ? ("runs/" + scene.name) : st.out);
-  if (fs::exists(out) && !fs::is_empty(out) && !st.force)
-    throw std::runtime_error("output folder '" + out.string() + "' is not empty (use --force to replace it)");
-  // Stage everything next to the destination; move it in place only when complete.
-  const fs::path stage = fs::path(out.string() + ".partial-" + std::to_string(::getpid()));
-  fs::remove_all(stage);
+  // Every check of the output folder happens before any work, so a bad --out costs nothing.
+  OutputFolder folder(st.out.empty() ? ("runs/" + scene.name) : st.out, scene.input_files, st.force);
+  const fs::path stage = folder.stage();
   fs::create_directories(stage / "obj");
-  struct Cleanup {
-    fs::path p;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!p.empty()) fs::remove_all(p, ec);
-    }
-  } cleanup{stage};
 
   std::fprintf(stdout, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
-               scene.name.c_str(), long(dim), long(n), long(scene.T.rows()), long(scene.handles),
-               scene.kind == HandleKind::Bones  ? "bones"
-               : scene.kind == HandleKind::Cage ? "cage vertices"
-                                                : "point handles",
+               scene.name.c_str(), long(dim), long(n), long(scene.T.rows()), long(scene.handles), kind_name(scene.kind),
                rig.name().c_str(), frames, st.solver.c_str());
+  if (scene.fixed.size() > 0)
+    std::fprintf(stdout, "fixed region: %ld vertices held on the rig\n", long(scene.fixed.size()));
   SceneRunSettings run;
   run.solver = solver_kind(st.solver);
   run.iterations = st.iterations;
@@ -77,24 +195,57 @@ int run_scene(const RunSettings& st) {
   run.dynamics = st.dynamics;
   const SimulationOptions so_sim = scene_simulation_options(scene, run);
   const CDOptions& o = so_sim.cd;
+  set_phase("precomputing");
+  std::fprintf(stdout, "precomputing (%s solver)\n", st.solver.c_str());
+  std::fflush(stdout);
   Simulation sim = make_simulation(scene, so_sim);
+  check_interrupt("precomputing");
   const double pre_s = sim.precompute_seconds();
-  const Index constraint_rank = sim.constraint().rank;
+  const ComplementarityConstraint& cons = sim.constraint();
+  const Index constraint_rank = cons.rank, rig_rank = cons.rig_rank;
+  const std::string leak_used = to_string(sim.leak_field_used());
   const double structural = sim.fast() ? sim.fast()->structural_residual() : 0.0;
+  std::fprintf(stdout, "constraint: rank %ld of the rig's %ld directions (%ld parameters), leak field %s\n",
+               long(constraint_rank), long(rig_rank), long(rig.num_params()), leak_used.c_str());
+  if (so_sim.dynamics && rig_rank >= 0 && constraint_rank < rig_rank)
+    warn(warnings, "the complementarity constraint holds " + std::to_string(constraint_rank) + " of the rig's " +
+                       std::to_string(rig_rank) +
+                       " directions: the dynamics may add motion the rig can make (leak field " + leak_used + ")");
 
   const OutputSurface surf = output_surface(scene);
   if (scene.render_E.rows() > 0)
-    std::fprintf(stdout, "render mesh: %ld vertices, %ld triangles, embedded in the tets (max distance %.2g)\n",
+    std::fprintf(stdout,
+                 "render mesh: %ld vertices, %ld triangles, embedded in the tets (farthest vertex %.2g outside)\n",
                  long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.scale);
+  // A 2D scene's OBJ is the simulation mesh itself (all its vertices); a 3D render OBJ is the
+  // embedded surface.
+  const bool whole_mesh = dim == 2 && !scene.output_obj.empty();
+  std::optional<ObjPassThrough> obj;
+  if (!scene.output_obj.empty()) obj.emplace(scene, whole_mesh ? n : surf.E.rows());
+  auto file_units = [&](const MatrixXd& Xs) -> MatrixXd {
+    if (whole_mesh) return (Xs * scene.scale).rowwise() + scene.center.transpose();
+    return to_file_units(scene, surf, Xs);
+  };
+
+  const VectorXd rest_measure = signed_measures(scene.X, scene.T);
+  const double extent = (scene.X.colwise().maxCoeff() - scene.X.colwise().minCoeff()).norm();
+  std::vector<Index> inverted(static_cast<std::size_t>(frames), 0);
+  double max_uc = 0.0;
   std::vector<MatrixXd> baked, rig_frames, cd_frames;
+  set_phase("simulating");
   Progress bar("simulating", frames);
   for (int f = 0; f < frames; ++f) {
     sim.advance(scene.poses[static_cast<std::size_t>(f)]);
     const MatrixXd Xr = sim.rig_positions(), Xc = sim.positions();
-    const MatrixXd V = to_file_units(scene, surf, Xc);
+    max_uc = std::max(max_uc, (Xc - Xr).rowwise().norm().maxCoeff());
+    inverted[static_cast<std::size_t>(f)] = count_inverted(rest_measure, signed_measures(Xc, scene.T));
+    const MatrixXd V = file_units(Xc);
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
-    write_obj((stage / "obj" / name).string(), V, surf.F);
+    if (obj)
+      obj->write((stage / "obj" / name).string(), V, Xc, "../");
+    else
+      write_obj((stage / "obj" / name).string(), V, surf.F);
     baked.push_back(V);
     if (dim == 3) {  // previews show the baked surface
       rig_frames.push_back(surf.E * Xr);
@@ -107,21 +258,45 @@ int run_scene(const RunSettings& st) {
   }
   const SimulationStats& stats = sim.stats();
   const double step_s = stats.step_seconds, max_rel = stats.max_residual;
-  write_obj((stage / "rest.obj").string(), to_file_units(scene, surf, scene.X), surf.F);
+  set_phase("writing the outputs");
+  if (obj)
+    obj->copy_inputs(stage);
+  else
+    write_obj((stage / "rest.obj").string(), file_units(scene.X), surf.F);
   write_pc2((stage / "animation.pc2").string(), baked, 1.0, 1.0);
+
+  // What the run did that the user should know about.
+  const Index frames_inverted = std::count_if(inverted.begin(), inverted.end(), [](Index k) { return k > 0; });
+  const Index most_inverted = frames ? *std::max_element(inverted.begin(), inverted.end()) : 0;
+  if (frames_inverted > 0) {
+    const auto first = std::find_if(inverted.begin(), inverted.end(), [](Index k) { return k > 0; });
+    warn(warnings, "inverted elements in " + std::to_string(frames_inverted) + " of " + std::to_string(frames) +
+                       " frames (up to " + std::to_string(most_inverted) + " of " + std::to_string(scene.T.rows()) +
+                       ", first at frame " + std::to_string(first - inverted.begin() + 1) +
+                       "): a softer rig motion, a smaller dt or a stiffer YM avoids them");
+  }
+  const double uc_rel = extent > 0 ? max_uc / extent : 0.0;
+  if (so_sim.dynamics && frames > 1 && uc_rel < 1e-6)
+    warn(warnings, "the complementary motion stays below 1e-6 of the mesh size (" + std::to_string(uc_rel) +
+                       "): the rig's motion leaves nothing for the dynamics to add");
+  if (uc_rel > 1.0)
+    warn(warnings, "the complementary motion reaches " + std::to_string(uc_rel) +
+                       " times the mesh size: the material is too soft for this motion, or dt too large");
 
 #if FASTCD_HAVE_VIZ
   if (st.video) {
+    set_phase("preview.mp4");
     std::optional<Progress> vbar;
     auto progress = [&](int done, int total) {
       if (!vbar) vbar.emplace("preview.mp4", total);
       vbar->update(done);
     };
+    const std::string mp4 = (stage / "preview.mp4").string();
     if (dim == 2) {
       AnimationOptions vo;
       vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
       vo.pad = 0.1;
-      write_panel_animation((stage / "preview.mp4").string(),
+      write_panel_animation(mp4,
                             {{rig_frames, scene.T, "rig", rgb_from_hex("#d62728")},
                              {cd_frames, scene.T, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
                             vo, progress);
@@ -130,25 +305,31 @@ int run_scene(const RunSettings& st) {
       all.insert(all.end(), cd_frames.begin(), cd_frames.end());
       SurfaceAnimationOptions vo;
       vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
-      write_surface_animation((stage / "preview.mp4").string(),
+      write_surface_animation(mp4,
                               {{rig_frames, surf.F, "rig", rgb_from_hex("#d62728")},
                                {cd_frames, surf.F, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
                               default_camera(all), vo, progress);
     }
+    std::error_code ec;
+    if (fs::file_size(mp4, ec) == 0 || ec) throw std::runtime_error("ffmpeg wrote an empty '" + mp4 + "'");
   }
 #else
   if (st.video) std::fprintf(stdout, "note: this build has no renderer (FASTCD_BUILD_VIZ=OFF); preview.mp4 skipped\n");
 #endif
 
+  set_phase("writing run.json");
   nlohmann::json report;
   report["scene"] = st.scene;
+  report["layout"] = scene.layout;
   report["solver"] = st.solver;
   report["dim"] = dim;
   report["vertices"] = n;
   report["elements"] = scene.T.rows();
   report["handles"] = scene.handles;
+  report["fixed_vertices"] = scene.fixed.size();
   report["rig"] = {{"name", rig.name()}, {"linear", rig.is_linear()}, {"parameters", rig.num_params()}};
   report["frames"] = frames;
+  if (scene.frames_declared >= 0) report["frames_declared"] = scene.frames_declared;
   report["settings"] = {{"dt", o.dt},
                         {"ym", o.ym},
                         {"pr", o.pr},
@@ -163,22 +344,24 @@ int run_scene(const RunSettings& st) {
   report["timings"] = {
       {"precompute_s", pre_s}, {"ms_per_step", frames ? 1e3 * step_s / frames : 0.0}, {"total_s", since(t_all)}};
   report["constraint_rank"] = constraint_rank;
+  report["rig_rank"] = rig_rank;
+  report["leak_field"] = leak_used;
   report["max_constraint_residual_relative"] = max_rel;
   if (sim.fast()) report["structural_residual_relative"] = structural;
   report["complementary_kinetic_energy"] = {{"max", stats.max_kinetic_energy}, {"mean", stats.mean_kinetic_energy()}};
-  report["warnings"] = scene.warnings;
-  write_file_atomically((stage / "run.json").string(), [&](const std::string& tmp) {
-    std::ofstream f(tmp);
-    f << report.dump(2) << "\n";
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  });
+  report["complementary_motion_max_relative"] = uc_rel;
+  report["inverted_elements"] = {
+      {"frames_with_inversions", frames_inverted}, {"max_per_frame", most_inverted}, {"per_frame", inverted}};
+  report["warnings"] = warnings;
+  write_file_contents((stage / "run.json").string(), report.dump(2) + "\n", "fastcd run");
 
-  if (fs::exists(out)) fs::remove_all(out);
-  if (out.has_parent_path()) fs::create_directories(out.parent_path());
-  fs::rename(stage, out);
-  cleanup.p.clear();
-  std::printf("%s: %d frames, precompute %.3f s, %.3f ms/step, max residual %.1e -> %s\n", scene.name.c_str(), frames,
-              pre_s, frames ? 1e3 * step_s / frames : 0.0, max_rel, out.string().c_str());
+  check_interrupt("writing the outputs");
+  folder.commit();
+  std::printf(
+      "%s: %d frames, precompute %.3f s, %.3f ms/step, max residual %.1e, constraint rank %ld/%ld, "
+      "inverted frames %ld -> %s\n",
+      scene.name.c_str(), frames, pre_s, frames ? 1e3 * step_s / frames : 0.0, max_rel, long(constraint_rank),
+      long(rig_rank), long(frames_inverted), folder.target().string().c_str());
   return 0;
 }
 
@@ -207,14 +390,20 @@ void register_run(CLI::App& app) {
                   "only), mvc or harmonic (cage coordinates)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "lbs", "wire", "mvc", "harmonic"}));
-  cmd->add_option("--leak", st->leak,
-                  "momentum-leak field: diffusion (simkit, default), poisson (the 2020 paper), none, or a #V x 1 DMAT "
-                  "of values in [0, 1]")
+  cmd->add_option(
+         "--leak", st->leak,
+         "momentum-leak field: auto (default: the 2020 paper's Poisson field, or the centroid field on a "
+         "boundary-dominated mesh), poisson, diffusion (simkit), centroid, none, or a #V x 1 DMAT of values in "
+         "[0, 1]")
       ->capture_default_str();
+  cmd->add_option("--material", st->material,
+                  "arap: run a scene that asks for another material (neo-Hookean, ...) as ARAP; without it such a "
+                  "scene is refused")
+      ->check(CLI::IsMember({"arap"}));
   cmd->add_option("--gravity", st->gravity, "gravity along -y, in normalised scene units / s^2 (default off)");
   cmd->add_flag("!--no-dynamics", st->dynamics, "switch dynamics off (bakes the rig alone)");
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");
-  cmd->add_flag("--force", st->force, "replace a non-empty output folder");
+  cmd->add_flag("--force", st->force, "replace an earlier bake (a non-empty output folder holding run.json)");
   cmd->callback([st] { run_scene(*st); });
 }
 

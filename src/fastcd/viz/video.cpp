@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -212,6 +213,43 @@ class FfmpegProcess {
   int write_errno_ = 0;
 };
 
+// ffmpeg does not always fail when its output does: with writes refused (EFBIG under a file
+// size limit) it can exit 0 and leave a truncated file. So the result is checked itself: an MP4
+// is a sequence of top-level boxes (32-bit size + type, size 1 = a 64-bit size follows) that
+// must tile the file exactly and include the movie header ('moov') and the media ('mdat').
+void check_mp4_complete(const std::string& path, const std::string& out_path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("ffmpeg left no readable '" + out_path + "': " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  off_t pos = 0;
+  bool moov = false, mdat = false;
+  while (pos < size) {
+    unsigned char h[16];
+    if (size - pos < 8 || ::pread(fd, h, 8, pos) != 8) break;
+    std::uint64_t box = (std::uint64_t(h[0]) << 24) | (std::uint64_t(h[1]) << 16) | (std::uint64_t(h[2]) << 8) | h[3];
+    const std::string type(reinterpret_cast<const char*>(h + 4), 4);
+    if (box == 1) {
+      if (size - pos < 16 || ::pread(fd, h + 8, 8, pos + 8) != 8) break;
+      box = 0;
+      for (int k = 8; k < 16; ++k) box = (box << 8) | h[k];
+    } else if (box == 0) {
+      box = static_cast<std::uint64_t>(size - pos);  // "to the end of the file"
+    }
+    if (box < 8 || box > static_cast<std::uint64_t>(size - pos)) break;
+    moov = moov || type == "moov";
+    mdat = mdat || type == "mdat";
+    pos += static_cast<off_t>(box);
+  }
+  if (pos != size || !moov || !mdat)
+    throw std::runtime_error("ffmpeg reported success but '" + out_path + "' is truncated or incomplete (" +
+                             std::to_string(size) + " bytes" + (moov ? "" : ", no movie header") +
+                             "): the disk may be full");
+}
+
 }  // namespace
 
 void terminate_encoders() noexcept {
@@ -257,6 +295,7 @@ void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
       if (!input_failed && progress) progress(f + 1, total);
     }
     ff.finish(mp4_path, input_failed);
+    check_mp4_complete(tmp, mp4_path);
   });
 }
 
