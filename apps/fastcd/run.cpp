@@ -230,6 +230,7 @@ int run_scene(const RunSettings& st) {
   const VectorXd rest_measure = signed_measures(scene.X, scene.T);
   const double extent = (scene.X.colwise().maxCoeff() - scene.X.colwise().minCoeff()).norm();
   std::vector<Index> inverted(static_cast<std::size_t>(frames), 0);
+  Index rig_inverted = 0;  // the most elements the rig alone inverts in a frame (LBS artefacts)
   double max_uc = 0.0;
   std::vector<MatrixXd> baked, rig_frames, cd_frames;
   set_phase("simulating");
@@ -239,6 +240,7 @@ int run_scene(const RunSettings& st) {
     const MatrixXd Xr = sim.rig_positions(), Xc = sim.positions();
     max_uc = std::max(max_uc, (Xc - Xr).rowwise().norm().maxCoeff());
     inverted[static_cast<std::size_t>(f)] = count_inverted(rest_measure, signed_measures(Xc, scene.T));
+    rig_inverted = std::max(rig_inverted, count_inverted(rest_measure, signed_measures(Xr, scene.T)));
     const MatrixXd V = file_units(Xc);
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
@@ -272,8 +274,9 @@ int run_scene(const RunSettings& st) {
     const auto first = std::find_if(inverted.begin(), inverted.end(), [](Index k) { return k > 0; });
     warn(warnings, "inverted elements in " + std::to_string(frames_inverted) + " of " + std::to_string(frames) +
                        " frames (up to " + std::to_string(most_inverted) + " of " + std::to_string(scene.T.rows()) +
-                       ", first at frame " + std::to_string(first - inverted.begin() + 1) +
-                       "): a softer rig motion, a smaller dt or a stiffer YM avoids them");
+                       ", first at frame " + std::to_string(first - inverted.begin() + 1) + "; the rig alone inverts " +
+                       (rig_inverted > 0 ? "up to " + std::to_string(rig_inverted) : std::string("none")) +
+                       "): a smaller dt, more iterations or a stiffer YM reduce those the dynamics add");
   }
   const double uc_rel = extent > 0 ? max_uc / extent : 0.0;
   if (so_sim.dynamics && frames > 1 && uc_rel < 1e-6)

@@ -23,6 +23,17 @@ def main(out, solver, video):
     assert run["max_constraint_residual_relative"] <= 1e-8, run["max_constraint_residual_relative"]
     if solver == "fast":
         assert run["structural_residual_relative"] <= 1e-8, run["structural_residual_relative"]
+    # What the run says about itself: the constraint holds every rig direction (the shipped
+    # scenes all have interior vertices or a fallback), the leak field named, inversions counted.
+    assert 0 < run["constraint_rank"] <= run["rig_rank"], (run["constraint_rank"], run["rig_rank"])
+    if run["constraint_rank"] < run["rig_rank"]:
+        assert any("directions" in w for w in run["warnings"]), run["warnings"]
+    assert run["leak_field"] in ("poisson", "diffusion", "centroid", "none", "values"), run["leak_field"]
+    inv = run["inverted_elements"]
+    assert len(inv["per_frame"]) == frames and inv["max_per_frame"] == max(inv["per_frame"])
+    assert inv["frames_with_inversions"] == sum(1 for k in inv["per_frame"] if k > 0)
+    if inv["frames_with_inversions"]:
+        assert any("inverted elements" in w for w in run["warnings"]), run["warnings"]
     assert run["timings"]["ms_per_step"] > 0 and run["timings"]["precompute_s"] >= 0
     objs = sorted((out / "obj").glob("frame_*.obj"))
     assert len(objs) == frames, (len(objs), frames)

@@ -50,8 +50,10 @@ MatrixXd biharmonic_weights(const Eigen::Ref<const MatrixXd>& X, const Eigen::Re
                 "the biharmonic system is singular (is every part of the mesh connected to a handle?)");
   detail::throw_if_cancelled("biharmonic_weights");
   const MatrixXd Wf = solver.solve(rhs);
+  // The rows sum to 1 in exact arithmetic; the bi-Laplacian's conditioning leaves ~1e-11, which
+  // would show as a rig that does not reproduce a common translation: divide it out.
   for (Index v = 0; v < n; ++v)
-    if (slot[v] >= 0) W.row(v) = Wf.row(slot[v]);
+    if (slot[v] >= 0) W.row(v) = Wf.row(slot[v]) / Wf.row(slot[v]).sum();
   return W;
 }
 

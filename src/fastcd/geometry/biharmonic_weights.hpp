@@ -11,7 +11,8 @@ namespace fastcd {
 /// libigl's harmonic(k = 2) computes): for each handle j, minimise w^T K M^{-1} K w with w = 1
 /// on handle j's vertices and w = 0 on every other handle's vertices. K is the cotangent
 /// stiffness and M the lumped mass. Because constants lie in the kernel, the weights sum to
-/// exactly 1 at every vertex (partition of unity); they are smooth but, unlike bounded
+/// 1 at every vertex (partition of unity; each row is divided by its sum after the solve, so it
+/// holds to rounding, not to the solver's 1e-11); they are smooth but, unlike bounded
 /// biharmonic weights, may leave [0, 1] slightly far from the handles.
 ///
 /// @param X        #V x dim rest positions, T #T x (dim+1) simplices.

@@ -239,6 +239,9 @@ VectorXi vertex_indices(const MatrixXd& A, Index n, const std::string& file, con
 
 // ---------------------------------------------------------------------------- weights
 
+/// "vertex 12 (row 13)": a vertex by fastcd's 0-based index and the 1-based row of the file.
+std::string vertex_row(Index v) { return "vertex " + std::to_string(v) + " (row " + std::to_string(v + 1) + ")"; }
+
 /// File weights must be a partition of unity: rows whose sum is within 1e-4 of 1, with
 /// negatives no lower than -1e-4 (rounding in the file), are clamped and renormalised with one
 /// warning; all-zero rows, rows far from 1 and real negatives are an error naming the vertex.
@@ -249,15 +252,15 @@ void check_weights(Scene& s, const std::string& file) {
   for (Index v = 0; v < W.rows(); ++v) {
     for (Index h = 0; h < W.cols(); ++h)
       if (!(W(v, h) >= -1e-4))
-        fail(file, "vertex " + std::to_string(v) + " has the weight " + fmt(W(v, h)) + " for handle " +
-                       std::to_string(h) + " (LBS weights must lie in [0, 1])");
+        fail(file, vertex_row(v) + " has the weight " + fmt(W(v, h)) + " for handle " + std::to_string(h) +
+                       " (LBS weights must lie in [0, 1])");
     if (W.row(v).cwiseAbs().maxCoeff() == 0.0)
-      fail(file, "vertex " + std::to_string(v) +
+      fail(file, vertex_row(v) +
                      " has all-zero weights: no handle moves it (it would stay at the "
                      "origin); give it weights or a handle nearby");
     const double sum = W.row(v).sum();
     if (std::abs(sum - 1.0) > 1e-4)
-      fail(file, "the weights of vertex " + std::to_string(v) + " sum to " + fmt(sum) +
+      fail(file, "the weights of " + vertex_row(v) + " sum to " + fmt(sum) +
                      ", not 1: LBS weights must be a partition of unity (renormalise them, or check the file)");
     const double negative = -std::min(0.0, W.row(v).minCoeff());
     const double deviation = std::max(std::abs(sum - 1.0), negative);
