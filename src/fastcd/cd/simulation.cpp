@@ -167,7 +167,7 @@ void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
   const VectorXd& u = uc();
   monitor_->check(stats_.steps, x_rig_dot(), u, uc_dot());
   last_.kinetic_energy = monitor_->last_kinetic();
-  const double un = u.norm();
+  const double un = std::max(u.norm(), residual_floor_);  // as residual()
   if (un > 0 && C_norm_ > 0) {
     Cu_.noalias() = constraint().C * u;
     last_.residual = Cu_.norm() / (C_norm_ * un);

@@ -43,7 +43,7 @@ struct SimulationOptions {
 /// What one step measured (monitor on; step_seconds always).
 struct FrameStats {
   double step_seconds = 0.0;    ///< the solver's step alone
-  double residual = 0.0;        ///< ||C u_c|| / (||C|| ||u_c||), 0 when u_c = 0
+  double residual = 0.0;        ///< residual() after the step: ||C u_c|| / (||C|| max(||u_c||, 1e-8 ||X||))
   double kinetic_energy = 0.0;  ///< 1/2 u_c_dot^T M u_c_dot of the complementary motion
 };
 
