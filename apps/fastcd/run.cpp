@@ -77,9 +77,12 @@ Index count_inverted(const VectorXd& rest, const VectorXd& now) {
 class ObjPassThrough {
  public:
   ObjPassThrough(const Scene& scene, Index rows) : scene_(scene), doc_(read_obj_document(scene.output_obj)) {
-    if (static_cast<Index>(doc_.v_lines.size()) != rows)
-      throw std::runtime_error("the output OBJ '" + scene.output_obj + "' has " + std::to_string(doc_.v_lines.size()) +
-                               " vertices, the baked surface " + std::to_string(rows));
+    if (static_cast<Index>(doc_.v_lines.size()) != rows) {
+      mismatch_ = "the OBJ '" + scene.output_obj + "' has " + std::to_string(doc_.v_lines.size()) +
+                  " vertex records, the baked surface " + std::to_string(rows) +
+                  " (unused vertices?): the frames are written as plain OBJs without its UVs, normals and materials";
+      return;
+    }
     if (scene.dim == 3 && doc_.N.rows() > 0 && scene.render_element.size() == rows) {
       for (Index k = 0; k < doc_.N.rows(); ++k) {
         const int v = doc_.normal_vertex(k);
@@ -90,6 +93,9 @@ class ObjPassThrough {
       turn_normals_ = true;
     }
   }
+
+  /// Empty when the document fits the baked surface; otherwise why it cannot be kept.
+  const std::string& mismatch() const { return mismatch_; }
 
   /// Writes frame positions V (file units) with simulated mesh positions Xs (normalised).
   void write(const std::string& path, const MatrixXd& V, const MatrixXd& Xs, const std::string& mtllib_prefix) const {
@@ -151,6 +157,7 @@ class ObjPassThrough {
 
   const Scene& scene_;
   ObjDocument doc_;
+  std::string mismatch_;
   std::map<int, Eigen::Matrix3d> rest_inv_;
   bool turn_normals_ = false;
 };
@@ -221,9 +228,15 @@ int run_scene(const RunSettings& st) {
   // embedded surface.
   const bool whole_mesh = dim == 2 && !scene.output_obj.empty();
   std::optional<ObjPassThrough> obj;
-  if (!scene.output_obj.empty()) obj.emplace(scene, whole_mesh ? n : surf.E.rows());
+  if (!scene.output_obj.empty()) {
+    obj.emplace(scene, whole_mesh ? n : surf.E.rows());
+    if (!obj->mismatch().empty()) {
+      warn(warnings, obj->mismatch());
+      obj.reset();
+    }
+  }
   auto file_units = [&](const MatrixXd& Xs) -> MatrixXd {
-    if (whole_mesh) return (Xs * scene.scale).rowwise() + scene.center.transpose();
+    if (whole_mesh && obj) return (Xs * scene.scale).rowwise() + scene.center.transpose();
     return to_file_units(scene, surf, Xs);
   };
 

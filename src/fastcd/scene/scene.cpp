@@ -129,7 +129,8 @@ void check_keys(const nlohmann::json& j, const std::string& path) {
 
 double number(const nlohmann::json& j, const char* key, double fallback, const std::string& path) {
   if (!j.contains(key)) return fallback;
-  if (j[key].is_boolean()) return j[key].get<bool>() ? 1.0 : 0.0;  // MATLAB's jsonencode writes true/false
+  // A flag MATLAB's jsonencode may write as true / false; no other number may be a boolean.
+  if (j[key].is_boolean() && std::string(key) == "with_dynamics") return j[key].get<bool>() ? 1.0 : 0.0;
   if (!j[key].is_number()) fail(path, std::string("\"") + key + "\" must be a number");
   return j[key].get<double>();
 }
