@@ -13,6 +13,8 @@
 #include <optional>
 
 #include "fastcd/fastcd.hpp"
+#include "fastcd/geometry/simplex.hpp"
+#include "fastcd/io/parse_util.hpp"
 #include "output_folder.hpp"
 #include "progress.hpp"
 #if FASTCD_HAVE_VIZ
@@ -42,25 +44,13 @@ void warn(std::vector<std::string>& warnings, const std::string& w) {
   warnings.push_back(w);
 }
 
-// The edge matrix [x1 - x0, x2 - x0, x3 - x0] of tet t.
-Eigen::Matrix3d tet_edges(const MatrixXd& X, const MatrixXi& T, Index t) {
-  Eigen::Matrix3d D;
-  for (int c = 0; c < 3; ++c) D.col(c) = (X.row(T(t, c + 1)) - X.row(T(t, 0))).transpose();
-  return D;
-}
-
 // Signed measure of every simplex (triangle area in 2D, tet volume in 3D).
 VectorXd signed_measures(const MatrixXd& X, const MatrixXi& T) {
-  VectorXd m(T.rows());
-  for (Index e = 0; e < T.rows(); ++e) {
-    if (X.cols() == 2) {
-      const Eigen::Vector2d a = X.row(T(e, 1)) - X.row(T(e, 0)), b = X.row(T(e, 2)) - X.row(T(e, 0));
-      m(e) = 0.5 * (a.x() * b.y() - a.y() * b.x());
-    } else {
-      m(e) = tet_edges(X, T, e).determinant() / 6.0;
-    }
-  }
-  return m;
+  return detail::dispatch_dim(X.cols(), "signed_measures", [&]<int dim>() {
+    VectorXd m(T.rows());
+    for (Index e = 0; e < T.rows(); ++e) m(e) = detail::signed_measure<dim>(X, T, e);
+    return m;
+  });
 }
 
 // Elements whose orientation flipped from the rest shape (or collapsed to nothing).
@@ -84,13 +74,21 @@ class ObjPassThrough {
       return;
     }
     if (scene.dim == 3 && doc_.N.rows() > 0 && scene.render_element.size() == rows) {
+      // The tets that carry a normal (through the render vertex it is paired with), and their
+      // rest edge matrices inverted.
+      normal_slot_ = VectorXi::Constant(doc_.N.rows(), -1);
+      std::map<int, int> slot_of_tet;
       for (Index k = 0; k < doc_.N.rows(); ++k) {
         const int v = doc_.normal_vertex(k);
         if (v < 0) continue;
         const int t = scene.render_element(v);
-        if (!rest_inv_.count(t)) rest_inv_[t] = tet_edges(scene.X, scene.T, t).inverse();
+        const auto [it, fresh] = slot_of_tet.emplace(t, static_cast<int>(tets_.size()));
+        if (fresh) {
+          tets_.push_back(t);
+          rest_inv_.push_back(detail::edge_matrix<3>(scene.X, scene.T, t).inverse());
+        }
+        normal_slot_(k) = it->second;
       }
-      turn_normals_ = true;
     }
   }
 
@@ -99,17 +97,17 @@ class ObjPassThrough {
 
   /// Writes frame positions V (file units) with simulated mesh positions Xs (normalised).
   void write(const std::string& path, const MatrixXd& V, const MatrixXd& Xs, const std::string& mtllib_prefix) const {
-    if (!turn_normals_) {
+    if (tets_.empty()) {
       write_obj_document(path, doc_, V, MatrixXd(), mtllib_prefix);
       return;
     }
+    std::vector<Eigen::Matrix3d> turn(tets_.size());  // F^-T of each tet, F = D(x) D(X)^-1
+    for (std::size_t i = 0; i < tets_.size(); ++i)
+      turn[i] = (detail::edge_matrix<3>(Xs, scene_.T, tets_[i]) * rest_inv_[i]).inverse().transpose();
     MatrixXd N = doc_.N;
     for (Index k = 0; k < N.rows(); ++k) {
-      const int v = doc_.normal_vertex(k);
-      if (v < 0) continue;
-      const int t = scene_.render_element(v);
-      const Eigen::Matrix3d F = tet_edges(Xs, scene_.T, t) * rest_inv_.at(t);
-      const Eigen::Vector3d n = F.inverse().transpose() * N.row(k).transpose();
+      if (normal_slot_(k) < 0) continue;
+      const Eigen::Vector3d n = turn[static_cast<std::size_t>(normal_slot_(k))] * N.row(k).transpose();
       if (n.allFinite() && n.norm() > 0) N.row(k) = n.normalized().transpose();
     }
     write_obj_document(path, doc_, V, N, mtllib_prefix);
@@ -137,29 +135,25 @@ class ObjPassThrough {
     const std::string bytes = read_regular_file(src.string(), "fastcd run");
     write_file_contents((stage / rel).string(), bytes, "fastcd run");
     if (!is_mtl) return;
-    std::size_t pos = 0;
-    while (pos < bytes.size()) {
-      std::size_t end = bytes.find('\n', pos);
-      if (end == std::string::npos) end = bytes.size();
-      std::string line = bytes.substr(pos, end - pos);
-      pos = end + 1;
-      while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
-      const std::size_t key_start = line.find_first_not_of(" \t");
-      if (key_start == std::string::npos) continue;
-      const std::string key = line.substr(key_start, line.find_first_of(" \t", key_start) - key_start);
+    // A texture map's file name is the last token of its statement (options come before it).
+    detail::LineReader reader(bytes, src.string(), "fastcd run", "MTL");
+    std::string_view line;
+    while (reader.next_content(line, '#')) {
+      detail::Tokens tokens(line);
+      std::string_view key, tok, last;
+      tokens.next(key);
       if (key.rfind("map_", 0) != 0 && key != "bump" && key != "disp" && key != "decal" && key != "refl") continue;
-      const std::size_t last = line.find_last_of(" \t");
-      if (last == std::string::npos || last < key_start + key.size()) continue;
-      const fs::path tex = rel.parent_path() / line.substr(last + 1);
-      copy_relative(dir, tex.string(), stage, false);
+      while (tokens.next(tok)) last = tok;
+      if (!last.empty()) copy_relative(dir, (rel.parent_path() / std::string(last)).string(), stage, false);
     }
   }
 
   const Scene& scene_;
   ObjDocument doc_;
   std::string mismatch_;
-  std::map<int, Eigen::Matrix3d> rest_inv_;
-  bool turn_normals_ = false;
+  std::vector<int> tets_;                  ///< tets that turn a normal (3D), in first-use order
+  std::vector<Eigen::Matrix3d> rest_inv_;  ///< D(X)^-1 of each of tets_
+  VectorXi normal_slot_;                   ///< #vn: index into tets_, -1 for a normal no face uses
 };
 
 const char* kind_name(HandleKind k) {
@@ -326,8 +320,6 @@ int run_scene(const RunSettings& st) {
                                {cd_frames, surf.F, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
                               default_camera(all), vo, progress);
     }
-    std::error_code ec;
-    if (fs::file_size(mp4, ec) == 0 || ec) throw std::runtime_error("ffmpeg wrote an empty '" + mp4 + "'");
   }
 #else
   if (st.video) std::fprintf(stdout, "note: this build has no renderer (FASTCD_BUILD_VIZ=OFF); preview.mp4 skipped\n");
@@ -366,8 +358,10 @@ int run_scene(const RunSettings& st) {
   if (sim.fast()) report["structural_residual_relative"] = structural;
   report["complementary_kinetic_energy"] = {{"max", stats.max_kinetic_energy}, {"mean", stats.mean_kinetic_energy()}};
   report["complementary_motion_max_relative"] = uc_rel;
-  report["inverted_elements"] = {
-      {"frames_with_inversions", frames_inverted}, {"max_per_frame", most_inverted}, {"per_frame", inverted}};
+  report["inverted_elements"] = {{"frames_with_inversions", frames_inverted},
+                                 {"max_per_frame", most_inverted},
+                                 {"rig_max_per_frame", rig_inverted},
+                                 {"per_frame", inverted}};
   report["warnings"] = warnings;
   write_file_contents((stage / "run.json").string(), report.dump(2) + "\n", "fastcd run");
 

@@ -32,6 +32,9 @@ def main(out, solver, video):
     inv = run["inverted_elements"]
     assert len(inv["per_frame"]) == frames and inv["max_per_frame"] == max(inv["per_frame"])
     assert inv["frames_with_inversions"] == sum(1 for k in inv["per_frame"] if k > 0)
+    assert 0 <= inv["rig_max_per_frame"] <= run["elements"], inv["rig_max_per_frame"]
+    if not run["settings"]["dynamics"]:  # the bake is the rig: the same inversions
+        assert inv["max_per_frame"] == inv["rig_max_per_frame"], inv
     if inv["frames_with_inversions"]:
         assert any("inverted elements" in w for w in run["warnings"]), run["warnings"]
     assert run["timings"]["ms_per_step"] > 0 and run["timings"]["precompute_s"] >= 0

@@ -11,17 +11,11 @@ namespace fastcd {
 
 namespace {
 
-std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return s;
-}
-
-/// The first whitespace-separated token of s and the rest after it.
-std::pair<std::string_view, std::string_view> split_token(std::string_view s) {
-  s = trim_left(s);
-  std::size_t e = 0;
-  while (e < s.size() && s[e] != ' ' && s[e] != '\t') ++e;
-  return {s.substr(0, e), s.substr(e)};
+/// The first token of `line` (its keyword: "v", "vn", "f", ...), "" for a blank line.
+std::string_view keyword(std::string_view line) {
+  std::string_view key;
+  detail::Tokens(line).next(key);
+  return key;
 }
 
 /// A 1-based (or negative, relative) OBJ index into `count` records so far -> 0-based, -1 if bad.
@@ -40,16 +34,9 @@ ObjDocument read_obj_document(const std::string& path) {
   ObjDocument doc;
   doc.path = path;
   const std::string text = detail::read_file_bytes(path, "read_obj");
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (end == text.size() && line.empty()) break;
-    doc.lines.push_back(std::move(line));
-    pos = end + 1;
-  }
+  detail::LineReader reader(text, path, "read_obj", "OBJ");
+  std::string_view raw;
+  while (reader.next(raw)) doc.lines.emplace_back(raw);
   long long nv = 0, nvn = 0;
   std::vector<int> normal_vertex;
   std::vector<double> normals;
@@ -57,27 +44,22 @@ ObjDocument read_obj_document(const std::string& path) {
     std::string_view body = doc.lines[k];
     const std::size_t hash = body.find('#');
     if (hash != std::string_view::npos) body = body.substr(0, hash);
-    const auto [key, rest] = split_token(body);
+    detail::Tokens tokens(body);
+    std::string_view key, tok;
+    tokens.next(key);
     if (key == "v") {
       doc.v_lines.push_back(k);
       ++nv;
     } else if (key == "vn") {
       doc.vn_lines.push_back(k);
-      std::string_view r = rest;
       for (int c = 0; c < 3; ++c) {
-        const auto [tok, after] = split_token(r);
         double d = 0.0;
-        normals.push_back(detail::parse_double(tok, d) && std::isfinite(d) ? d : 0.0);
-        r = after;
+        normals.push_back(tokens.next(tok) && detail::parse_double(tok, d) && std::isfinite(d) ? d : 0.0);
       }
       normal_vertex.push_back(-1);
       ++nvn;
     } else if (key == "f") {
-      std::string_view r = rest;
-      while (true) {
-        const auto [tok, after] = split_token(r);
-        if (tok.empty()) break;
-        r = after;
+      while (tokens.next(tok)) {
         const std::size_t s1 = tok.find('/');
         if (s1 == std::string_view::npos) continue;
         const std::size_t s2 = tok.find('/', s1 + 1);
@@ -87,13 +69,7 @@ ObjDocument read_obj_document(const std::string& path) {
           normal_vertex[static_cast<std::size_t>(n)] = static_cast<int>(v);
       }
     } else if (key == "mtllib") {
-      std::string_view r = rest;
-      while (true) {
-        const auto [tok, after] = split_token(r);
-        if (tok.empty()) break;
-        doc.mtllibs.emplace_back(tok);
-        r = after;
-      }
+      while (tokens.next(tok)) doc.mtllibs.emplace_back(tok);
     }
   }
   doc.normal_vertex = Eigen::Map<const VectorXi>(normal_vertex.data(), static_cast<Index>(normal_vertex.size()));
@@ -131,9 +107,10 @@ void write_obj_document(const std::string& path, const ObjDocument& doc, const E
         detail::append_double(out, c < V.cols() ? V(slot[k], c) : 0.0);
       }
       // Keep what followed the coordinates (w, vertex colours).
-      std::string_view rest = split_token(line).second;
-      for (int c = 0; c < 3; ++c) rest = split_token(rest).second;
-      rest = trim_left(rest);
+      detail::Tokens tokens(line);
+      std::string_view skip;
+      for (int c = 0; c < 4; ++c) tokens.next(skip);
+      const std::string_view rest = tokens.rest();
       if (!rest.empty()) {
         out += ' ';
         out += rest;
@@ -146,16 +123,15 @@ void write_obj_document(const std::string& path, const ObjDocument& doc, const E
         if (c) out += ' ';
         detail::append_double(out, len > 0 ? n(c) / len : n(c));
       }
-    } else if (!mtllib_prefix.empty() && split_token(line).first == "mtllib") {
+    } else if (!mtllib_prefix.empty() && keyword(line) == "mtllib") {
       out += "mtllib";
-      std::string_view r = split_token(line).second;
-      while (true) {
-        const auto [tok, after] = split_token(r);
-        if (tok.empty()) break;
+      detail::Tokens tokens(line);
+      std::string_view tok;
+      tokens.next(tok);
+      while (tokens.next(tok)) {
         out += ' ';
         out += mtllib_prefix;
         out += tok;
-        r = after;
       }
     } else {
       out += line;
