@@ -36,6 +36,15 @@ inline Mesh mesh3d() {
 
 inline Mesh mesh_for(int dim) { return dim == 2 ? mesh2d() : mesh3d(); }
 
+/// For its scope, fastcd uses exactly n threads (set_threads(n)); the default comes back after.
+class ThreadCount {
+ public:
+  explicit ThreadCount(int n) { set_threads(n); }
+  ~ThreadCount() { set_threads(0); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+};
+
 /// Flattens #V x dim positions into the interleaved DOF vector.
 inline VectorXd flat(const MatrixXd& X) {
   MatrixXd Xt = X.transpose();

@@ -7,6 +7,7 @@
 #include "bench.hpp"
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/threads.hpp"
 #include "interrupt.hpp"
 #include "run.hpp"
 #include "tutorial.hpp"
@@ -19,6 +20,12 @@ int main(int argc, char** argv) {
   CLI::App app{"fastcd: complementary dynamics (full order and fast) on LBS rigs"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
+  app.fallthrough();  // --threads may come before or after the verb
+  app.add_option_function<std::string>(
+         "--threads", [](const std::string& v) { fastcd::set_threads(fastcd::parse_thread_count(v, "--threads")); },
+         "threads for fastcd's parallel work: N >= 1, or auto (default: FASTCD_THREADS, else every core "
+         "for independent work and one thread inside a step; results are identical for any N)")
+      ->trigger_on_parse();
   fastcd::cli::register_tutorial(app);
   fastcd::cli::register_run(app);
   fastcd::cli::register_bench(app);

@@ -48,6 +48,7 @@ from .skinning_eigenmodes import skinning_eigenmodes
 from .spectral_cubature import spectral_cubature
 from . import io, solvers
 from .cd import FullCD, ReducedCD, Simulation, handle, load_scene, momentum_leak_field, read_scene, rig_rest
+from ._fastcd import set_threads, threads
 from ._fastcd import LinearRig, Rig, Scene, cage_rig, extremity_vertices, finite_difference_jacobian, point_handle_rig
 from .geometry import (beam, boundary_facets, boundary_vertices, cluster_grouping_matrices,
                        deformation_jacobian, dirichlet_laplacian, elastic_operators, kron_identity,

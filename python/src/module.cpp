@@ -7,6 +7,8 @@
 // becomes RuntimeError (pybind11's default translation), keeping the library's message.
 #include <pybind11/pybind11.h>
 
+#include "fastcd/common/threads.hpp"
+
 namespace py = pybind11;
 
 namespace fastcd::python {
@@ -24,4 +26,9 @@ PYBIND11_MODULE(_fastcd, m) {
   fastcd::python::bind_solvers(m);
   fastcd::python::bind_cd(m);
   fastcd::python::bind_io(m);
+  m.def(
+      "set_threads", [](int n) { fastcd::set_threads(n); }, py::arg("n"),
+      "Threads for fastcd's parallel work (n >= 1; 0 = the default: FASTCD_THREADS, else every core for "
+      "independent work and one inside a step). Results are bitwise identical for any n.");
+  m.def("threads", &fastcd::threads, "The thread count fastcd's parallel work may use now.");
 }

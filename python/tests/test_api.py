@@ -197,3 +197,27 @@ def test_readme_python_example_runs(capsys):
         exec(compile(code.replace("../shared", str(_shared())), "README", "exec"), {})  # noqa: S102
     printed = capsys.readouterr().out.split()
     assert float(printed[0]) < 1e-8 and float(printed[1]) > 0  # max residual, seconds per step
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    """The elephant's 24 bones make its full-order KKT singular, so any thread-dependent rounding
+    in the building blocks (dense products, CHOLMOD/OpenBLAS) would show in the positions."""
+    path = _shared() / "data" / "complementary-dynamics-cpp" / "elephant" / "elephant.json"
+
+    def run(n, solver):
+        fastcd.set_threads(n)
+        try:
+            assert fastcd.threads() == n
+            sim = fastcd.load_scene(path, solver=solver)
+            for p in sim.scene.poses[:8]:
+                sim.advance(p)
+            return sim.positions()
+        finally:
+            fastcd.set_threads(0)
+
+    for solver in ("full", "fast"):
+        one = run(1, solver)
+        np.testing.assert_array_equal(run(2, solver), one)
+        np.testing.assert_array_equal(run(3, solver), one)
+    with pytest.raises(ValueError, match="set_threads"):
+        fastcd.set_threads(-2)

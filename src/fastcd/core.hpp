@@ -12,6 +12,7 @@
 #include "fastcd/cd/skeleton.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
+#include "fastcd/common/threads.hpp"
 #include "fastcd/common/types.hpp"
 #include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"

@@ -1,4 +1,3 @@
-#include <omp.h>
 
 #include "test_util.hpp"
 
@@ -38,12 +37,10 @@ TEST(ArapElements, IndependentOfThreadCount) {
   const VectorXd x = VectorXd::Random(m.X.size()), R = VectorXd::Random(el.num_entries()),
                  b0 = VectorXd::Random(m.X.size());
   auto run = [&](int threads) {
-    const int saved = omp_get_max_threads();
-    omp_set_num_threads(threads);
+    const test::ThreadCount scope(threads);
     VectorXd F(el.num_entries()), b(m.X.size());
     arap_deformation(el, x.data(), F.data());
     arap_elastic_rhs(el, R.data(), b0.data(), b.data());
-    omp_set_num_threads(saved);
     return std::pair{F, b};
   };
   const auto one = run(1), two = run(2), three = run(3);

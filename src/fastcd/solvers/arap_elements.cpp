@@ -4,14 +4,15 @@
 #include <limits>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/threads.hpp"
 #include "fastcd/geometry/simplex.hpp"
 
 namespace fastcd {
 
 namespace {
 
-// An OpenMP region costs about a microsecond even when it runs serially: only thread loops
-// long enough to pay for it.
+// A parallel region costs microseconds even when it runs serially: only thread loops long enough
+// to pay for it (and only when fine_threads() allows more than one).
 constexpr Index kParallelElements = 4096;
 
 /// F of elements [e0, e1).
@@ -52,18 +53,16 @@ void elastic_rhs(const ArapElements& el, const double* __restrict R, const doubl
   }
 }
 
-/// Runs f(begin, end) over [0, n) in chunks: on this thread when `parallel` is false, else
-/// statically split over the OpenMP threads (each index is handled exactly as serially).
+/// Runs f(begin, end) over [0, n) in chunks: on this thread when `parallel` is false or
+/// fine_threads() is 1, else through parallel_for (each index is handled exactly as serially).
 template <class Fn>
 void for_chunks(Index n, bool parallel, Fn&& f) {
-  if (!parallel) {
+  const int t = parallel ? fine_threads() : 1;
+  if (t <= 1) {
     f(Index{0}, n);
     return;
   }
-  constexpr Index chunk = 256;
-  const Index chunks = (n + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static)
-  for (Index k = 0; k < chunks; ++k) f(k * chunk, std::min(n, (k + 1) * chunk));
+  parallel_for(n, 1024, f, t);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/threads.hpp"
 
 namespace fastcd {
 
@@ -38,7 +39,8 @@ void KronCholesky::compute(const SparseMatrix& As, Index d, CholeskyBackend back
   impl_ = std::make_unique<Impl>();  // (a refactorisation starts clean)
   Impl& m = *impl_;
   if (used_ == CholeskyBackend::Cholmod) {
-    m.cholmod.cholmod().print = 0;  // the library never prints (CHOLMOD warns on stderr otherwise)
+    m.cholmod.cholmod().print = 0;             // the library never prints (CHOLMOD warns on stderr otherwise)
+    const SingleThreadedBlas one_blas_thread;  // deterministic, and no BLAS threads spinning
     m.cholmod.compute(As);
     FASTCD_ENSURE(m.cholmod.info() == Eigen::Success, "CHOLMOD: the ", shape_of(As),
                   " matrix is not positive definite");
@@ -120,6 +122,7 @@ void KronCholesky::solve(const double* b, double* x, double* scratch) const {
   if (used_ == CholeskyBackend::Cholmod) {
     // Interleaved b is the column-major d x n matrix; CHOLMOD wants n x d columns.
     const MatrixXd B = Eigen::Map<const MatrixXd>(b, d_, n_).transpose();
+    const SingleThreadedBlas one_blas_thread;
     const MatrixXd X = m.cholmod.solve(B);
     Eigen::Map<MatrixXd>(x, d_, n_) = X.transpose();
     return;

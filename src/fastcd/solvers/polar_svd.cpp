@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/threads.hpp"
 #include "fastcd/geometry/simplex.hpp"
 
 namespace fastcd {
@@ -287,26 +288,35 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
 template <int dim>
 void polar_rotations_unchecked(const double* F, Index count, double* R) {
   constexpr int d2 = dim * dim;
-  // An OpenMP region costs about a microsecond even when it runs serially: thread only batches
-  // large enough to pay for it.
+  // A fine loop inside a step (fine_threads: serial unless threads were set). Chunks are whole
+  // SIMD batches (multiples of 64 matrices), so every matrix is computed as serially.
+  const int t = fine_threads();
   if constexpr (dim == 3) {
-    if (count < 2048) {
+    if (count < 2048 || t <= 1) {
       closest_rotations_3x3_strided(F, count, d2, dim, R);
       return;
     }
-    const Index blocks = (count + 63) / 64;  // 64 matrices (8 SIMD batches) per task
-#pragma omp parallel for schedule(static)
-    for (Index b = 0; b < blocks; ++b)
-      closest_rotations_3x3_strided(F + 64 * d2 * b, std::min<Index>(64, count - 64 * b), d2, dim, R + 64 * d2 * b);
+    const Index blocks = (count + 63) / 64;
+    parallel_for(
+        blocks, 16,
+        [&](Index b0, Index b1) {
+          closest_rotations_3x3_strided(F + 64 * d2 * b0, std::min<Index>(64 * (b1 - b0), count - 64 * b0), d2, dim,
+                                        R + 64 * d2 * b0);
+        },
+        t);
   } else {
-    if (count < 8192) {
+    if (count < 8192 || t <= 1) {
       closest_rotations_2x2(F, count, R);
       return;
     }
     const Index blocks = (count + 255) / 256;
-#pragma omp parallel for schedule(static)
-    for (Index b = 0; b < blocks; ++b)
-      closest_rotations_2x2(F + 256 * d2 * b, std::min<Index>(256, count - 256 * b), R + 256 * d2 * b);
+    parallel_for(
+        blocks, 8,
+        [&](Index b0, Index b1) {
+          closest_rotations_2x2(F + 256 * d2 * b0, std::min<Index>(256 * (b1 - b0), count - 256 * b0),
+                                R + 256 * d2 * b0);
+        },
+        t);
   }
 }
 template void polar_rotations_unchecked<2>(const double*, Index, double*);
