@@ -3,6 +3,7 @@
 // solvers, rigs and cd (the numerics; no files, no printing).
 #include "fastcd/cd/complementarity.hpp"
 #include "fastcd/cd/divergence.hpp"
+#include "fastcd/cd/ensemble.hpp"
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/full_cd.hpp"
 #include "fastcd/cd/leak_field.hpp"
@@ -25,6 +26,7 @@
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
 #include "fastcd/geometry/normalize_and_center.hpp"
+#include "fastcd/geometry/subdivide_simplices.hpp"
 #include "fastcd/geometry/triangulated_grid.hpp"
 #include "fastcd/geometry/volume.hpp"
 #include "fastcd/geometry/ympr_to_lame.hpp"

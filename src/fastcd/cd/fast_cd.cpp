@@ -1,11 +1,14 @@
 #include "fastcd/cd/fast_cd.hpp"
 
+#include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
+#include "fastcd/common/threads.hpp"
 #include "fastcd/geometry/cluster_grouping_matrices.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
@@ -32,6 +35,11 @@ struct FastCD::Impl {
   MatrixXd W;
   VectorXd E;
   MatrixXd Phi, B;
+  // Skinning-form lifting (lift_skinned): Phi = Phi_raw Craw with Phi_raw = [W_k x_l, W_k], so
+  // u_v = sum_k W(v, k) T_k [X_v; 1] with T_k read from Craw Z^T. Single precision, blocked in
+  // 8 vertices (SIMD lanes): Wf[(b * modes + k) * 8 + lane], Xf[(b * dim + l) * 8 + lane].
+  MatrixXd Craw;  ///< modes*(dim+1) x mt
+  std::vector<float> Wf, Xf;
   VectorXi labels;
   Index clusters = 0;
   ReducedOperators red;  ///< the plain form (energies, checks)
@@ -99,6 +107,28 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   const SparseMatrix Ms = massmatrix(X, T, options.rho);
   sys.Phi = orthonormalize(Phi_raw, Ms);
   const Index mt = sys.Phi.cols(), m = mt * d;
+  {
+    // Phi's coordinates in Phi_raw (exact: span(Phi) is span(Phi_raw)); a least-squares solve on
+    // the mass-weighted columns, rank-revealing so dependent columns get zero coefficients.
+    const VectorXd sq = diagonal_of(Ms, "M", "fast_cd_precompute").cwiseSqrt();
+    const MatrixXd A = sq.asDiagonal() * Phi_raw;
+    Eigen::ColPivHouseholderQR<MatrixXd> qr(A);
+    qr.setThreshold(1e-10);
+    sys.Craw = qr.solve(MatrixXd(sq.asDiagonal() * sys.Phi));
+    const double err = (Phi_raw * sys.Craw - sys.Phi).cwiseAbs().maxCoeff();
+    FASTCD_ENSURE(err <= 1e-6 * std::max(1.0, sys.Phi.cwiseAbs().maxCoeff()),
+                  "the orthonormal basis is not in the span of the skinning modes (error ", err, ")");
+    const Index nb = (n + 7) / 8, modes = options.modes;
+    sys.Wf.assign(static_cast<std::size_t>(nb * modes * 8), 0.0f);
+    sys.Xf.assign(static_cast<std::size_t>(nb * d * 8), 0.0f);
+    for (Index v = 0; v < n; ++v) {
+      const Index b = v / 8, lane = v % 8;
+      for (Index k = 0; k < modes; ++k)
+        sys.Wf[static_cast<std::size_t>((b * modes + k) * 8 + lane)] = static_cast<float>(sys.W(v, k));
+      for (Index l = 0; l < d; ++l)
+        sys.Xf[static_cast<std::size_t>((b * d + l) * 8 + lane)] = static_cast<float>(X(v, l));
+    }
+  }
   sys.B = MatrixXd::Zero(n * d, m);
   for (Index k = 0; k < mt; ++k)
     for (Index i = 0; i < d; ++i)
@@ -429,6 +459,70 @@ void FastCD::lift(const Eigen::Ref<const VectorXd>& z, Eigen::Ref<VectorXd> u) c
       sys.Phi * Eigen::Map<const RowMajorMatrix>(z.data(), sys.basis_dim(), sys.dim);
 }
 
+void FastCD::mode_transforms(const Eigen::Ref<const VectorXd>& z, Eigen::Ref<MatrixXd> T) const {
+  const Impl& sys = impl();
+  FASTCD_CHECK(z.size() == sys.state_dim(), "z has ", z.size(), " entries, expected ", sys.state_dim());
+  const Index d = sys.dim, modes = sys.options.modes;
+  FASTCD_CHECK(T.rows() == modes && T.cols() == d * (d + 1), "T is ", T.rows(), " x ", T.cols(), ", expected ", modes,
+               " x ", d * (d + 1));
+  // G = Craw Z^T: row k*(d+1) + l is what W_k x_l contributes to u (l = d: W_k itself).
+  const MatrixXd G = sys.Craw * Eigen::Map<const RowMajorMatrix>(z.data(), sys.basis_dim(), d);
+  for (Index k = 0; k < modes; ++k)
+    for (Index l = 0; l <= d; ++l)
+      for (Index i = 0; i < d; ++i) T(k, l * d + i) = G(k * (d + 1) + l, i);
+}
+
+namespace {
+/// u of vertex blocks [b0, b1) (8 vertices each): A = sum_k w_k T_k per lane, then u = A [x; 1].
+template <int dim>
+void lift_blocks(const float* __restrict W, const float* __restrict X, const float* __restrict T, Index modes, Index n,
+                 Index b0, Index b1, float* __restrict u) {
+  constexpr int na = dim * (dim + 1);
+  for (Index b = b0; b < b1; ++b) {
+    float A[na][8] = {};
+    const float* w = W + b * modes * 8;
+    for (Index k = 0; k < modes; ++k) {
+      const float* t = T + k * na;
+      for (int j = 0; j < na; ++j) {
+        const float tj = t[j];
+#pragma omp simd
+        for (int lane = 0; lane < 8; ++lane) A[j][lane] += w[k * 8 + lane] * tj;
+      }
+    }
+    const float* x = X + b * dim * 8;
+    float out[dim][8];
+    for (int i = 0; i < dim; ++i) {
+#pragma omp simd
+      for (int lane = 0; lane < 8; ++lane) {
+        float acc = A[dim * dim + i][lane];
+        for (int l = 0; l < dim; ++l) acc += A[l * dim + i][lane] * x[l * 8 + lane];
+        out[i][lane] = acc;
+      }
+    }
+    const Index v0 = b * 8, nv = std::min<Index>(8, n - v0);
+    for (Index lane = 0; lane < nv; ++lane)
+      for (int i = 0; i < dim; ++i) u[(v0 + lane) * dim + i] = out[i][lane];
+  }
+}
+}  // namespace
+
+void FastCD::lift_skinned(const Eigen::Ref<const VectorXd>& z, Eigen::Ref<Eigen::VectorXf> u, int max_threads) const {
+  const Impl& sys = impl();
+  const Index d = sys.dim, modes = sys.options.modes, n = sys.n_vertices;
+  FASTCD_CHECK(u.size() == n * d, "u has ", u.size(), " entries, expected ", n * d);
+  MatrixXd T(modes, d * (d + 1));
+  mode_transforms(z, T);
+  const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Tf = T.cast<float>();
+  const Index nb = (n + 7) / 8;
+  parallel_for(
+      nb, 512,
+      [&](Index b0, Index b1) {
+        d == 2 ? lift_blocks<2>(sys.Wf.data(), sys.Xf.data(), Tf.data(), modes, n, b0, b1, u.data())
+               : lift_blocks<3>(sys.Wf.data(), sys.Xf.data(), Tf.data(), modes, n, b0, b1, u.data());
+      },
+      max_threads > 0 ? max_threads : 1);
+}
+
 VectorXd FastCD::lift(const Eigen::Ref<const VectorXd>& z) const {
   VectorXd u(num_vertices() * dim());
   lift(z, u);
@@ -468,7 +562,8 @@ std::size_t FastCD::step_memory_bytes() const {
 std::size_t FastCD::memory_bytes() const {
   const Impl& f = impl();
   return step_memory_bytes() + detail::bytes_of(f.J) + detail::bytes_of(f.Mv) + detail::bytes_of(f.W) +
-         detail::bytes_of(f.Phi) + detail::bytes_of(f.B) + detail::bytes_of(f.red.GB) + detail::bytes_of(f.red.GJ) +
+         detail::bytes_of(f.Phi) + detail::bytes_of(f.B) + detail::bytes_of(f.Craw) +
+         sizeof(float) * (f.Wf.size() + f.Xf.size()) + detail::bytes_of(f.red.GB) + detail::bytes_of(f.red.GJ) +
          detail::bytes_of(f.red.BMB) + detail::bytes_of(f.red.BMJ) + detail::bytes_of(f.red.BLJ) +
          sizeof(double) * static_cast<std::size_t>(f.red.Hr.rows() * f.red.Hr.cols()) +
          detail::bytes_of(f.constraint.C) + detail::bytes_of(f.constraint.basis) +

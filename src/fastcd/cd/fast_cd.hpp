@@ -97,6 +97,16 @@ class FastCD {
   /// allocation-free into u.
   void lift(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u) const;
   VectorXd lift(const Eigen::Ref<const VectorXd>& s) const;
+  /// The same u_c = B z in skinning form, as a GPU skinning shader computes it: per-mode affine
+  /// transforms T_k = mode_transforms(z) blended with the scalar mode weights,
+  /// u_v = sum_k W(v, k) T_k [X_v; 1], in single precision (#V * modes * dim * (dim+1)
+  /// operations, reading modes + dim floats per vertex instead of a row of the dense Phi).
+  /// Agrees with lift() to single-precision rounding (relative to max |u|). On up to
+  /// `max_threads` threads (parallel_for; the result does not depend on the count).
+  void lift_skinned(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<Eigen::VectorXf> u, int max_threads = 1) const;
+  /// The per-mode transforms of state s: T (modes x dim*(dim+1)); row k holds the column-major
+  /// [A_k | t_k] (dim x (dim+1)) with u_v = sum_k W(v, k) (A_k X_v + t_k).
+  void mode_transforms(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<MatrixXd> T) const;
   /// Vertex positions J p + B z (#V x dim) of a state.
   MatrixXd positions(const CDState& state) const;
   /// The reduced step objective at candidate s_c (optimal rotation per cluster) for the step
