@@ -405,6 +405,61 @@ void print_targets(const std::vector<Result>& rs) {
                 1560.0 / fs->step.median);
 }
 
+/// The thread policy on Spot: the full-order step and the fast precompute with one thread, the
+/// default and two threads, quiet and with another process busy on a core. The default must
+/// never be slower than one thread.
+void thread_policy(const std::vector<Case>& cases, const BenchSettings& st) {
+  const Case* spot = nullptr;
+  for (const Case& c : cases)
+    if (c.name == "spot") spot = &c;
+  if (!spot) return;
+  std::printf("\nthread policy, Spot (%ld verts): %-12s %-12s %-28s %s\n", long(spot->mesh.X.rows()), "threads",
+              "busy core", "full step ms [p10, p90]", "fast precompute s");
+  auto rig = std::make_shared<const LinearRig>(spot->rig);
+  BenchSettings quick = st;
+  quick.steps = 40;
+  quick.max_case_s = 2.0;
+  struct Row {
+    const char* label;
+    int threads;  // 0: the default
+    bool busy;
+    double full_ms, pre_s;
+  };
+  std::vector<Row> rows = {{"1", 1, false, 0, 0}, {"default", 0, false, 0, 0}, {"2", 2, false, 0, 0},
+                           {"1", 1, true, 0, 0},  {"default", 0, true, 0, 0},  {"2", 2, true, 0, 0}};
+  for (Row& r : rows) {
+    std::unique_ptr<BusyCore> busy;
+    if (r.busy) busy = std::make_unique<BusyCore>();
+    set_threads(r.threads);
+    SimulationOptions so;
+    so.monitor = false;
+    so.cd.modes = spot->modes;
+    so.cd.clusters = spot->clusters;
+    so.solver = SolverKind::Fast;
+    r.pre_s = Simulation(spot->mesh.X, spot->mesh.T, rig, so).precompute_seconds();
+    so.solver = SolverKind::Full;
+    Simulation full(spot->mesh.X, spot->mesh.T, rig, so);
+    const Stats s = time_steps(full, quick);
+    r.full_ms = s.median / 1000.0;
+    set_threads(0);
+    char meas[64];
+    std::snprintf(meas, sizeof meas, "%.2f [%.2f, %.2f]", s.median / 1000.0, s.p10 / 1000.0, s.p90 / 1000.0);
+    std::printf("%-46s %-12s %-12s %-28s %.2f\n", "", r.label, r.busy ? "yes" : "no", meas, r.pre_s);
+    std::fflush(stdout);
+  }
+  for (bool busy : {false, true}) {
+    const Row& one = rows[busy ? 3 : 0];
+    const Row& def = rows[busy ? 4 : 1];
+    // (10 % is the spread of one machine's repeated runs)
+    const bool ok = def.full_ms <= 1.1 * one.full_ms && def.pre_s <= 1.1 * one.pre_s;
+    std::printf("%-44s %-30s %-14s %s\n", busy ? "default threads vs 1, busy core" : "default threads vs 1, quiet",
+                (std::to_string(def.full_ms / one.full_ms).substr(0, 4) + "x step, " +
+                 std::to_string(def.pre_s / one.pre_s).substr(0, 4) + "x precompute")
+                    .c_str(),
+                "<= 1x (+10 %)", ok ? "ok" : "MISSED");
+  }
+}
+
 int run_bench(const BenchSettings& st) {
   const std::vector<Case> cases = make_cases(st);
   std::vector<Result> results;
@@ -464,6 +519,7 @@ int run_bench(const BenchSettings& st) {
     bar.update(++done);
   }
   print_targets(results);
+  thread_policy(cases, st);
   if (!st.json.empty()) {
     nlohmann::json records = nlohmann::json::array();
     for (const Result& r : results) records.push_back(record(r));

@@ -6,11 +6,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 
 #include "fastcd/fastcd.hpp"
 #include "fastcd/geometry/simplex.hpp"
@@ -34,7 +40,97 @@ struct RunSettings {
   int frames = 0, modes = 16, clusters = 100, iterations = 10;
   std::string leak = "auto", rig = "auto", material;
   double gravity = 0.0;
-  bool dynamics = true, video = true, force = false;
+  bool dynamics = true, video = true, force = false, profile = false;
+};
+
+/// Runs jobs in order on one background thread (the frame OBJs, written while the next frames
+/// simulate). The first job's exception is rethrown by finish(); the destructor drops what is
+/// left and joins, so an error or interrupt in the caller unwinds without waiting for writes.
+class BackgroundWriter {
+ public:
+  BackgroundWriter() : thread_([this] { loop(); }) {}
+  ~BackgroundWriter() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+      jobs_.clear();
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  BackgroundWriter(const BackgroundWriter&) = delete;
+  BackgroundWriter& operator=(const BackgroundWriter&) = delete;
+  void push(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (error_) std::rethrow_exception(error_);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_all();
+  }
+  /// Waits for every job; rethrows the first failure.
+  void finish() {
+    std::unique_lock<std::mutex> lock(m_);
+    done_cv_.wait(lock, [&] { return (jobs_.empty() && !busy_) || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      if (stop_) return;
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      std::exception_ptr e;
+      try {
+        job();
+      } catch (...) {
+        e = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      if (e && !error_) {
+        error_ = e;
+        jobs_.clear();
+      }
+      done_cv_.notify_all();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_, done_cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stop_ = false, busy_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+/// Wall time per phase of a run, in order (run.json "profile"; a table with --profile).
+class PhaseClock {
+ public:
+  /// Ends the running phase (if any) and starts `name`.
+  void next(const std::string& name) {
+    const auto now = Clock::now();
+    if (!current_.empty()) phases_.emplace_back(current_, std::chrono::duration<double>(now - start_).count());
+    current_ = name;
+    start_ = now;
+  }
+  /// Splits `part` seconds of the last finished phase into their own row (e.g. the solver steps
+  /// inside the simulation loop).
+  void split_last(const std::string& part, double seconds) {
+    if (phases_.empty()) return;
+    phases_.back().second -= seconds;
+    phases_.emplace_back(part, seconds);
+  }
+  const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+
+ private:
+  std::string current_;
+  Clock::time_point start_;
+  std::vector<std::pair<std::string, double>> phases_;
 };
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -162,6 +258,8 @@ const char* kind_name(HandleKind k) {
 
 int run_scene(const RunSettings& st) {
   const auto t_all = Clock::now();
+  PhaseClock clock;
+  clock.next("loading (scene, weights, poses, embedding)");
   set_phase("loading the scene");
   SceneOptions so;
   so.rig = st.rig;
@@ -170,6 +268,7 @@ int run_scene(const RunSettings& st) {
   std::fflush(stdout);
   const Scene scene = load_scene(st.scene, so);
   check_interrupt("loading the scene");
+  clock.next("setup (output folder, options)");
   const Rig& rig = *scene.rig;
   std::vector<std::string> warnings;
   for (const auto& w : scene.warnings) warn(warnings, w);
@@ -196,6 +295,7 @@ int run_scene(const RunSettings& st) {
   run.dynamics = st.dynamics;
   const SimulationOptions so_sim = scene_simulation_options(scene, run);
   const CDOptions& o = so_sim.cd;
+  clock.next("precompute");
   set_phase("precomputing");
   std::fprintf(stdout, "precomputing (%s solver)\n", st.solver.c_str());
   std::fflush(stdout);
@@ -213,6 +313,7 @@ int run_scene(const RunSettings& st) {
                        std::to_string(rig_rank) +
                        " directions: the dynamics may add motion the rig can make (leak field " + leak_used + ")");
 
+  clock.next("setup (output surface, OBJ pass-through)");
   const OutputSurface surf = output_surface(scene);
   if (scene.render_E.rows() > 0)
     std::fprintf(stdout,
@@ -240,8 +341,11 @@ int run_scene(const RunSettings& st) {
   Index rig_inverted = 0;  // the most elements the rig alone inverts in a frame (LBS artefacts)
   double max_uc = 0.0;
   std::vector<MatrixXd> baked, rig_frames, cd_frames;
+  nlohmann::json preview_info;  ///< run.json "preview": frames, fps, stride
+  clock.next("simulation loop: monitor, frame outputs (OBJ, checks)");
   set_phase("simulating");
   Progress bar("simulating", frames);
+  BackgroundWriter writer;
   for (int f = 0; f < frames; ++f) {
     sim.advance(scene.poses[static_cast<std::size_t>(f)]);
     const MatrixXd Xr = sim.rig_positions(), Xc = sim.positions();
@@ -251,10 +355,12 @@ int run_scene(const RunSettings& st) {
     const MatrixXd V = file_units(Xc);
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
-    if (obj)
-      obj->write((stage / "obj" / name).string(), V, Xc, "../");
-    else
-      write_obj((stage / "obj" / name).string(), V, surf.F);
+    writer.push([&obj, &surf, path = (stage / "obj" / name).string(), V, Xc] {
+      if (obj)
+        obj->write(path, V, Xc, "../");
+      else
+        write_obj(path, V, surf.F);
+    });
     baked.push_back(V);
     if (dim == 3) {  // previews show the baked surface
       rig_frames.push_back(surf.E * Xr);
@@ -265,8 +371,11 @@ int run_scene(const RunSettings& st) {
     }
     bar.update(f + 1);
   }
+  writer.finish();
   const SimulationStats& stats = sim.stats();
   const double step_s = stats.step_seconds, max_rel = stats.max_residual;
+  clock.next("writing rest.obj, animation.pc2");
+  clock.split_last("simulation loop: solver steps", step_s);
   set_phase("writing the outputs");
   if (obj)
     obj->copy_inputs(stage);
@@ -295,7 +404,26 @@ int run_scene(const RunSettings& st) {
 
 #if FASTCD_HAVE_VIZ
   if (st.video) {
+    clock.next("preview.mp4 (render, encode)");
     set_phase("preview.mp4");
+    // Real time: sample the simulation at about 30 frames per second of simulated time (a
+    // 100 Hz run keeps every 3rd frame and plays at 33 fps), never slow motion.
+    const double rate = 1.0 / o.dt;
+    const int stride = std::max(1, static_cast<int>(std::lround(rate / 30.0)));
+    const int fps = std::clamp(static_cast<int>(std::lround(rate / stride)), 1, 120);
+    if (stride > 1) {
+      auto sample = [&](std::vector<MatrixXd>& v) {
+        std::vector<MatrixXd> kept;
+        for (std::size_t f = 0; f < v.size(); f += static_cast<std::size_t>(stride)) kept.push_back(std::move(v[f]));
+        v = std::move(kept);
+      };
+      sample(rig_frames);
+      sample(cd_frames);
+    }
+    preview_info = {{"frames", cd_frames.size()}, {"fps", fps}, {"stride", stride}};
+    std::fprintf(
+        stdout, "preview.mp4: %zu frames at %d fps (%s: real time)\n", cd_frames.size(), fps,
+        stride == 1 ? "every simulated frame" : ("every " + std::to_string(stride) + " simulated frames").c_str());
     std::optional<Progress> vbar;
     auto progress = [&](int done, int total) {
       if (!vbar) vbar.emplace("preview.mp4", total);
@@ -306,6 +434,7 @@ int run_scene(const RunSettings& st) {
       AnimationOptions vo;
       vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
       vo.pad = 0.1;
+      vo.fps = fps;
       write_panel_animation(mp4,
                             {{rig_frames, scene.T, "rig", rgb_from_hex("#d62728")},
                              {cd_frames, scene.T, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
@@ -315,6 +444,7 @@ int run_scene(const RunSettings& st) {
       all.insert(all.end(), cd_frames.begin(), cd_frames.end());
       SurfaceAnimationOptions vo;
       vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
+      vo.fps = fps;
       write_surface_animation(mp4,
                               {{rig_frames, surf.F, "rig", rgb_from_hex("#d62728")},
                                {cd_frames, surf.F, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
@@ -325,6 +455,7 @@ int run_scene(const RunSettings& st) {
   if (st.video) std::fprintf(stdout, "note: this build has no renderer (FASTCD_BUILD_VIZ=OFF); preview.mp4 skipped\n");
 #endif
 
+  clock.next("run.json");
   set_phase("writing run.json");
   nlohmann::json report;
   report["scene"] = st.scene;
@@ -363,7 +494,19 @@ int run_scene(const RunSettings& st) {
                                  {"rig_max_per_frame", rig_inverted},
                                  {"per_frame", inverted}};
   report["warnings"] = warnings;
+  if (!preview_info.empty()) report["preview"] = preview_info;
+  clock.next("");
+  nlohmann::json profile = nlohmann::json::array();
+  for (const auto& [phase, s] : clock.phases()) profile.push_back({{"phase", phase}, {"seconds", s}});
+  report["profile"] = profile;
   write_file_contents((stage / "run.json").string(), report.dump(2) + "\n", "fastcd run");
+  if (st.profile) {
+    std::printf("\n%-56s %9s %6s\n", "phase", "seconds", "share");
+    const double total = since(t_all);
+    for (const auto& [phase, s] : clock.phases())
+      std::printf("%-56s %9.3f %5.1f%%\n", phase.c_str(), s, total > 0 ? 100.0 * s / total : 0.0);
+    std::printf("%-56s %9.3f\n\n", "total", total);
+  }
 
   check_interrupt("writing the outputs");
   folder.commit();
@@ -413,6 +556,7 @@ void register_run(CLI::App& app) {
   cmd->add_option("--gravity", st->gravity, "gravity along -y, in normalised scene units / s^2 (default off)");
   cmd->add_flag("!--no-dynamics", st->dynamics, "switch dynamics off (bakes the rig alone)");
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");
+  cmd->add_flag("--profile", st->profile, "print the wall time of every phase (always in run.json's \"profile\")");
   cmd->add_flag("--force", st->force, "replace an earlier bake (a non-empty output folder holding run.json)");
   cmd->callback([st] { run_scene(*st); });
 }

@@ -54,7 +54,15 @@ def main(out, solver, video):
         probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
                                 "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
                                 str(out / "preview.mp4")], check=True, capture_output=True, text=True)
-        assert int(probe.stdout.strip()) == frames, probe.stdout
+        prev = run["preview"]
+        stride, fps = prev["stride"], prev["fps"]
+        assert prev["frames"] == (frames + stride - 1) // stride, (prev, frames)
+        assert int(probe.stdout.strip()) == prev["frames"], (probe.stdout, prev)
+        # real time: stride simulated steps of dt per video frame at fps
+        speed = fps * stride * run["settings"]["dt"]
+        assert 0.9 <= speed <= 1.1, ("the preview does not play in real time", prev, run["settings"]["dt"])
+        phases = [p["phase"] for p in run["profile"]]
+        assert any(p.startswith("precompute") for p in phases) and all(p["seconds"] >= 0 for p in run["profile"])
     print(f"{out.name}: {frames} frames, {points} points, residual {run['max_constraint_residual_relative']:.1e} OK")
 
 

@@ -271,12 +271,20 @@ void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
   const std::size_t row_bytes = static_cast<std::size_t>(W) * 4;
   const char* pix_fmt = std::endian::native == std::endian::little ? "bgra" : "argb";
   write_file_atomically(mp4_path, [&](const std::string& tmp) {
-    const std::vector<std::string> args = {
-        "ffmpeg",  "-hide_banner",      "-nostdin", "-loglevel", "error", "-y",
-        "-f",      "rawvideo",          "-pix_fmt", pix_fmt,     "-s",    std::to_string(W) + "x" + std::to_string(H),
-        "-r",      std::to_string(fps), "-i",       "pipe:0",    "-an",   "-c:v",
-        "libx264", "-pix_fmt",          "yuv420p",  "-crf",      "20",    "-f",
-        "mp4",     "file:" + tmp};
+    const std::vector<std::string> args = {"ffmpeg",   "-hide_banner",
+                                           "-nostdin", "-loglevel",
+                                           "error",    "-y",
+                                           "-f",       "rawvideo",
+                                           "-pix_fmt", pix_fmt,
+                                           "-s",       std::to_string(W) + "x" + std::to_string(H),
+                                           "-r",       std::to_string(fps),
+                                           "-i",       "pipe:0",
+                                           "-an",      "-c:v",
+                                           "libx264",  "-preset",
+                                           "veryfast", "-pix_fmt",
+                                           "yuv420p",  "-crf",
+                                           "20",       "-f",
+                                           "mp4",      "file:" + tmp};
     FfmpegProcess ff(args);
     SigpipeBlocker no_sigpipe;
     bool input_failed = false;
