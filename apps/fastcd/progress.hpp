@@ -4,8 +4,13 @@
 // one "fastcd: error: ..." line (plus any warnings about the input).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
+
+#include "fastcd/common/progress.hpp"
 
 #include "interrupt.hpp"
 
@@ -35,9 +40,10 @@ class Progress {
                    std::string(width - fill, '.').c_str(), pct);
       if (done >= total_ && !finished_) std::fprintf(stdout, "\n");
       finished_ = finished_ || done >= total_;
-    } else if (pct >= next_pct_ || (done >= total_ && next_pct_ <= 100)) {
+    } else if (!finished_ && (pct >= next_pct_ || done >= total_)) {  // (100 % always, once)
       std::fprintf(stdout, "  %s: %d%%\n", label_.c_str(), pct);
-      next_pct_ = done >= total_ ? 101 : pct + 25;
+      next_pct_ = pct + 25;
+      finished_ = done >= total_;
     }
     std::fflush(stdout);
   }
@@ -48,6 +54,32 @@ class Progress {
   bool tty_;
   int next_pct_ = 0;
   bool finished_ = false;
+};
+
+/// For its scope, the library's stage reports become lines on stdout ("  precompute (fast):
+/// skinning eigenmodes (4/7)") once a piece of work has run for half a second, so loading and
+/// precomputing never sit silent for long, on a terminal or in a log; quick work prints nothing.
+class StageLines {
+ public:
+  StageLines() {
+    set_progress_sink([this](const char* work, const char* stage, int done, int total) {
+      const auto now = std::chrono::steady_clock::now();
+      std::lock_guard<std::mutex> lock(m_);
+      auto& start = started_[work];
+      if (done == 0) start = now;
+      if (std::chrono::duration<double>(now - start).count() >= 0.5) {
+        std::fprintf(stdout, "  %s: %s (%d/%d)\n", work, stage, done + 1, total);
+        std::fflush(stdout);
+      }
+    });
+  }
+  ~StageLines() { set_progress_sink({}); }
+  StageLines(const StageLines&) = delete;
+  StageLines& operator=(const StageLines&) = delete;
+
+ private:
+  std::mutex m_;
+  std::map<std::string, std::chrono::steady_clock::time_point> started_;
 };
 
 }  // namespace fastcd::cli

@@ -259,6 +259,7 @@ const char* kind_name(HandleKind k) {
 int run_scene(const RunSettings& st) {
   const auto t_all = Clock::now();
   PhaseClock clock;
+  const StageLines stage_lines;
   clock.next("loading (scene, weights, poses, embedding)");
   set_phase("loading the scene");
   SceneOptions so;

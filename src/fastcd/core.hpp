@@ -13,6 +13,7 @@
 #include "fastcd/cd/skeleton.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/common/threads.hpp"
 #include "fastcd/common/types.hpp"
 #include "fastcd/geometry/biharmonic_weights.hpp"

@@ -8,6 +8,7 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/common/threads.hpp"
 #include "fastcd/geometry/cluster_grouping_matrices.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
@@ -79,18 +80,24 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.options = options;
   sys.J = J;
   sys.p0 = p0;
+  constexpr const char* kWork = "precompute (fast)";
+  constexpr int kStages = 7;
+  detail::report_progress(kWork, "elastic operators", 0, kStages);
   const ElasticOperators op = elastic_operators(X, T, options.ym, options.pr, options.rho);
   sys.Mv = op.Mv;
+  detail::report_progress(kWork, "leak field and constraint", 1, kStages);
   LeakedConstraint lc = leak_field_and_constraint(X, T, J, op.Mv, options);
   sys.D = std::move(lc.D);
   sys.leak_used = lc.leak_used;
   sys.constraint = std::move(lc.constraint);
 
   // Idea 1: rig-orthogonal skinning eigenmodes.
+  detail::report_progress(kWork, "weight-space constraint", 2, kStages);
   const MatrixXd Aeq = lbs_weight_space_constraint(X, T, sys.constraint.C, options.constraint_rtol);
   sys.weight_constraint_rank = Aeq.rows();
   // Fixed vertices (held on the rig): every mode is zero there, so u_c = B z is too.
   const std::optional<VectorXi> bI = options.fixed.size() > 0 ? std::optional<VectorXi>(options.fixed) : std::nullopt;
+  detail::report_progress(kWork, "skinning eigenmodes", 3, kStages);
   const SkinningEigenmodes modes = skinning_eigenmodes(X, T, options.modes, 1.0, bI, Aeq);
   sys.W = modes.W;
   sys.E = modes.E;
@@ -105,6 +112,7 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     Phi_raw.col(k * (d + 1) + d) = sys.W.col(k);
   }
   const SparseMatrix Ms = massmatrix(X, T, options.rho);
+  detail::report_progress(kWork, "orthonormal basis", 4, kStages);
   sys.Phi = orthonormalize(Phi_raw, Ms);
   const Index mt = sys.Phi.cols(), m = mt * d;
   {
@@ -137,6 +145,7 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.structural_residual = CB.norm() / (MatrixXd(sys.constraint.C).norm() * sys.B.norm());
 
   // Idea 2: one rotation per cluster of elements.
+  detail::report_progress(kWork, "rotation clusters", 5, kStages);
   const SpectralCubature sc = spectral_cubature(X, T, sys.W, options.clusters);
   sys.labels = sc.labels;
   sys.clusters = options.clusters;
@@ -144,6 +153,7 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   const ClusterGrouping grouping = cluster_grouping_matrices(sc.labels, X, T);
   const Index d2 = d * d;
   // Per-cluster sum of mu vol_e F_e: PAMue = kron(P AMu, I_{dim^2}) (#clusters*dim^2 x #T*dim^2).
+  detail::report_progress(kWork, "reduced operators", 6, kStages);
   SparseMatrix PAMu = SparseMatrix(grouping.G * op.AMu);
   if (PAMu.rows() < c) PAMu.conservativeResize(c, PAMu.cols());  // trailing empty clusters
   const SparseMatrix PG = SparseMatrix(kron_identity(PAMu, d2) * op.G);

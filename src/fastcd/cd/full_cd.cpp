@@ -6,6 +6,7 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
 #include "fastcd/solvers/arap_elements.hpp"
@@ -124,14 +125,18 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   auto f = std::make_shared<FullCD::Factors>();
   f->dim = X.cols();
   f->options = options;
+  constexpr const char* kWork = "precompute (full order)";
+  detail::report_progress(kWork, "elastic operators", 0, 4);
   f->op = elastic_operators(X, T, options.ym, options.pr, options.rho);
   f->Hs = SparseMatrix(dirichlet_laplacian(X, T, f->op.mu) + massmatrix(X, T, options.rho) / (options.dt * options.dt));
+  detail::report_progress(kWork, "factorising the system matrix", 1, 4);
   f->H_factor.compute(f->Hs, f->dim, options.backend);
   f->arap = arap_elements(X, T, f->op.mu_vol);
   if (options.gravity.size() > 0) {
     FASTCD_CHECK(options.gravity.size() == f->dim, "gravity needs ", f->dim, " entries, got ", options.gravity.size());
     f->f_ext = f->op.Mv * options.gravity.replicate(X.rows(), 1);
   }
+  detail::report_progress(kWork, "leak field and constraint", 2, 4);
   LeakedConstraint lc = leak_field_and_constraint(X, T, J, f->op.Mv, options);
   f->D = std::move(lc.D);
   f->leak_used = lc.leak_used;
@@ -140,6 +145,7 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.J_ = J;
   sys.p0_ = p0;
   sys.constraint_ = std::move(lc.constraint);
+  detail::report_progress(kWork, "factorising the constraint", 3, 4);
   sys.factor_constraint();
   return sys;
 }

@@ -11,6 +11,7 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
@@ -693,8 +694,11 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   if (rig_opt != "auto" && rig_opt != "lbs" && rig_opt != "wire" && rig_opt != "mvc" && rig_opt != "harmonic")
     fail(json_path, "unknown rig option '" + rig_opt + "' (use auto, lbs, wire, mvc or harmonic)");
 
+  constexpr const char* kWork = "loading";
+  detail::report_progress(kWork, "reading the mesh", 0, 4);
   const std::string mesh_file = file_key(s, j, {"mesh_file"}, dir, json_path);
   read_mesh_file(s, mesh_file, json_path);
+  detail::report_progress(kWork, "rig, weights and animation", 1, 4);
   const bool cage = j.contains("skeleton_file") && !j.contains("handle_file");
   if (!cage && (rig_opt == "mvc" || rig_opt == "harmonic"))
     fail(json_path, "rig option '" + rig_opt + "' needs a cage scene (\"skeleton_file\" with a closed cage)");
@@ -721,7 +725,9 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   s.rho = number(j, "rho", s.dim == 3 ? 1000.0 : 1.0, json_path);
   if (!(s.rho > 0) || !std::isfinite(s.rho)) fail(json_path, "rho must be > 0, got " + std::to_string(s.rho));
   load_fixed_region(s, j, dir, json_path, mesh_file);
+  detail::report_progress(kWork, "embedding the render mesh", 2, 4);
   load_render_mesh(s, j, dir, json_path, mesh_file);
+  detail::report_progress(kWork, "checks", 3, 4);
 
   if (s.poses.empty()) fail(json_path, "the animation has no frames");
   const Index available = static_cast<Index>(s.poses.size());
