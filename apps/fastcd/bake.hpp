@@ -1,0 +1,346 @@
+#pragma once
+// Pieces of a bake shared by `fastcd run` for one scene and for a scene of many characters:
+// background writing, the phase clock, inversion checks, the OBJ pass-through, and
+// CharacterBake, which turns one character's simulated frames into its output folder.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fastcd/fastcd.hpp"
+#include "fastcd/geometry/simplex.hpp"
+#include "fastcd/io/parse_util.hpp"
+
+namespace fastcd::cli {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+/// Runs jobs in order on one background thread (the frame OBJs, written while the next frames
+/// simulate). The first job's exception is rethrown by finish(); the destructor drops what is
+/// left and joins, so an error or interrupt in the caller unwinds without waiting for writes.
+class BackgroundWriter {
+ public:
+  BackgroundWriter() : thread_([this] { loop(); }) {}
+  ~BackgroundWriter() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+      jobs_.clear();
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  BackgroundWriter(const BackgroundWriter&) = delete;
+  BackgroundWriter& operator=(const BackgroundWriter&) = delete;
+  void push(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (error_) std::rethrow_exception(error_);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_all();
+  }
+  /// Waits for every job; rethrows the first failure.
+  void finish() {
+    std::unique_lock<std::mutex> lock(m_);
+    done_cv_.wait(lock, [&] { return (jobs_.empty() && !busy_) || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+      if (stop_) return;
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      std::exception_ptr e;
+      try {
+        job();
+      } catch (...) {
+        e = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      if (e && !error_) {
+        error_ = e;
+        jobs_.clear();
+      }
+      done_cv_.notify_all();
+    }
+  }
+  std::mutex m_;
+  std::condition_variable cv_, done_cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stop_ = false, busy_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+/// Wall time per phase of a run, in order (run.json "profile"; a table with --profile).
+class PhaseClock {
+ public:
+  /// Ends the running phase (if any) and starts `name`.
+  void next(const std::string& name) {
+    const auto now = Clock::now();
+    if (!current_.empty()) phases_.emplace_back(current_, std::chrono::duration<double>(now - start_).count());
+    current_ = name;
+    start_ = now;
+  }
+  /// Splits `part` seconds of the last finished phase into their own row (e.g. the solver steps
+  /// inside the simulation loop).
+  void split_last(const std::string& part, double seconds) {
+    if (phases_.empty()) return;
+    phases_.back().second -= seconds;
+    phases_.emplace_back(part, seconds);
+  }
+  const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+
+ private:
+  std::string current_;
+  Clock::time_point start_;
+  std::vector<std::pair<std::string, double>> phases_;
+};
+
+inline double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+inline void warn(std::vector<std::string>& warnings, const std::string& w) {
+  std::fprintf(stderr, "warning: %s\n", w.c_str());
+  warnings.push_back(w);
+}
+
+// Signed measure of every simplex (triangle area in 2D, tet volume in 3D).
+inline VectorXd signed_measures(const MatrixXd& X, const MatrixXi& T) {
+  return detail::dispatch_dim(X.cols(), "signed_measures", [&]<int dim>() {
+    VectorXd m(T.rows());
+    for (Index e = 0; e < T.rows(); ++e) m(e) = detail::signed_measure<dim>(X, T, e);
+    return m;
+  });
+}
+
+// Elements whose orientation flipped from the rest shape (or collapsed to nothing).
+inline Index count_inverted(const VectorXd& rest, const VectorXd& now) {
+  Index k = 0;
+  for (Index e = 0; e < rest.size(); ++e)
+    if (rest(e) * now(e) <= 0.0) ++k;
+  return k;
+}
+
+// The baked OBJ of a scene whose output surface came from an OBJ: every frame is that file
+// with new positions (and, in 3D, normals turned by each render vertex's tet: n' = F^-T n), so
+// UVs, normals, groups and materials survive; rest.obj is the file itself.
+class ObjPassThrough {
+ public:
+  ObjPassThrough(const Scene& scene, Index rows) : scene_(scene), doc_(read_obj_document(scene.output_obj)) {
+    if (static_cast<Index>(doc_.v_lines.size()) != rows) {
+      mismatch_ = "the OBJ '" + scene.output_obj + "' has " + std::to_string(doc_.v_lines.size()) +
+                  " vertex records, the baked surface " + std::to_string(rows) +
+                  " (unused vertices?): the frames are written as plain OBJs without its UVs, normals and materials";
+      return;
+    }
+    if (scene.dim == 3 && doc_.N.rows() > 0 && scene.render_element.size() == rows) {
+      // The tets that carry a normal (through the render vertex it is paired with), and their
+      // rest edge matrices inverted.
+      normal_slot_ = VectorXi::Constant(doc_.N.rows(), -1);
+      std::map<int, int> slot_of_tet;
+      for (Index k = 0; k < doc_.N.rows(); ++k) {
+        const int v = doc_.normal_vertex(k);
+        if (v < 0) continue;
+        const int t = scene.render_element(v);
+        const auto [it, fresh] = slot_of_tet.emplace(t, static_cast<int>(tets_.size()));
+        if (fresh) {
+          tets_.push_back(t);
+          rest_inv_.push_back(detail::edge_matrix<3>(scene.X, scene.T, t).inverse());
+        }
+        normal_slot_(k) = it->second;
+      }
+    }
+  }
+
+  /// Empty when the document fits the baked surface; otherwise why it cannot be kept.
+  const std::string& mismatch() const { return mismatch_; }
+
+  /// Writes frame positions V (file units) with simulated mesh positions Xs (normalised).
+  void write(const std::string& path, const MatrixXd& V, const MatrixXd& Xs, const std::string& mtllib_prefix) const {
+    if (tets_.empty()) {
+      write_obj_document(path, doc_, V, MatrixXd(), mtllib_prefix);
+      return;
+    }
+    std::vector<Eigen::Matrix3d> turn(tets_.size());  // F^-T of each tet, F = D(x) D(X)^-1
+    for (std::size_t i = 0; i < tets_.size(); ++i)
+      turn[i] = (detail::edge_matrix<3>(Xs, scene_.T, tets_[i]) * rest_inv_[i]).inverse().transpose();
+    MatrixXd N = doc_.N;
+    for (Index k = 0; k < N.rows(); ++k) {
+      if (normal_slot_(k) < 0) continue;
+      const Eigen::Vector3d n = turn[static_cast<std::size_t>(normal_slot_(k))] * N.row(k).transpose();
+      if (n.allFinite() && n.norm() > 0) N.row(k) = n.normalized().transpose();
+    }
+    write_obj_document(path, doc_, V, N, mtllib_prefix);
+  }
+
+  /// Copies the input OBJ as rest.obj, and its material libraries and their textures (those
+  /// named by relative paths inside the input's folder) to the same relative places in `stage`.
+  void copy_inputs(const fs::path& stage) const {
+    const fs::path dir = fs::path(scene_.output_obj).parent_path();
+    write_file_contents((stage / "rest.obj").string(), read_regular_file(scene_.output_obj, "fastcd run"),
+                        "fastcd run");
+    for (const auto& lib : doc_.mtllibs) copy_relative(dir, lib, stage, true);
+  }
+
+ private:
+  // Copies dir/name to stage/name when name is a relative path that stays inside dir (an
+  // absolute or "../" name still resolves from the copy as it did); for a material library,
+  // also the texture maps it names.
+  void copy_relative(const fs::path& dir, const std::string& name, const fs::path& stage, bool is_mtl) const {
+    const fs::path rel = fs::path(name).lexically_normal();
+    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return;
+    const fs::path src = dir / rel;
+    if (!fs::is_regular_file(src)) return;  // read_obj already warned nothing; a missing .mtl is the user's
+    fs::create_directories((stage / rel).parent_path());
+    const std::string bytes = read_regular_file(src.string(), "fastcd run");
+    write_file_contents((stage / rel).string(), bytes, "fastcd run");
+    if (!is_mtl) return;
+    // A texture map's file name is the last token of its statement (options come before it).
+    detail::LineReader reader(bytes, src.string(), "fastcd run", "MTL");
+    std::string_view line;
+    while (reader.next_content(line, '#')) {
+      detail::Tokens tokens(line);
+      std::string_view key, tok, last;
+      tokens.next(key);
+      if (key.rfind("map_", 0) != 0 && key != "bump" && key != "disp" && key != "decal" && key != "refl") continue;
+      while (tokens.next(tok)) last = tok;
+      if (!last.empty()) copy_relative(dir, (rel.parent_path() / std::string(last)).string(), stage, false);
+    }
+  }
+
+  const Scene& scene_;
+  ObjDocument doc_;
+  std::string mismatch_;
+  std::vector<int> tets_;                  ///< tets that turn a normal (3D), in first-use order
+  std::vector<Eigen::Matrix3d> rest_inv_;  ///< D(X)^-1 of each of tets_
+  VectorXi normal_slot_;                   ///< #vn: index into tets_, -1 for a normal no face uses
+};
+
+/// One character's bake into `dir`: frame OBJs (obj/frame_NNNNN.obj, written on a background
+/// thread), rest.obj (or the input OBJ with its materials), animation.pc2, the preview frames and
+/// the checks run.json reports (inverted elements, the size of the complementary motion).
+class CharacterBake {
+ public:
+  /// Warnings go to `warnings` (and stderr), each prefixed with `prefix` ("" or "frog #2: ").
+  CharacterBake(const Scene& scene, fs::path dir, std::vector<std::string>& warnings, std::string prefix)
+      : scene_(scene), dir_(std::move(dir)), warnings_(warnings), prefix_(std::move(prefix)) {
+    fs::create_directories(dir_ / "obj");
+    surf_ = output_surface(scene);
+    whole_mesh_ = scene.dim == 2 && !scene.output_obj.empty();
+    if (!scene.output_obj.empty()) {
+      obj_.emplace(scene, whole_mesh_ ? scene.X.rows() : surf_.E.rows());
+      if (!obj_->mismatch().empty()) {
+        warn(warnings_, prefix_ + obj_->mismatch());
+        obj_.reset();
+      }
+    }
+    rest_measure_ = signed_measures(scene.X, scene.T);
+    extent_ = (scene.X.colwise().maxCoeff() - scene.X.colwise().minCoeff()).norm();
+  }
+
+  /// Positions (normalised) in the file's units.
+  MatrixXd file_units(const MatrixXd& Xs) const {
+    if (whole_mesh_ && obj_) return (Xs * scene_.scale).rowwise() + scene_.center.transpose();
+    return to_file_units(scene_, surf_, Xs);
+  }
+
+  /// After the simulation stepped to frame f (0-based): checks, the frame's OBJ (queued on
+  /// `writer`), its PC2 sample and preview frames.
+  void record(int f, const Simulation& sim, BackgroundWriter& writer) {
+    const MatrixXd Xr = sim.rig_positions(), Xc = sim.positions();
+    max_uc_ = std::max(max_uc_, (Xc - Xr).rowwise().norm().maxCoeff());
+    inverted.push_back(count_inverted(rest_measure_, signed_measures(Xc, scene_.T)));
+    rig_inverted = std::max(rig_inverted, count_inverted(rest_measure_, signed_measures(Xr, scene_.T)));
+    const MatrixXd V = file_units(Xc);
+    char name[64];
+    std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
+    writer.push([this, path = (dir_ / "obj" / name).string(), V, Xc] {
+      if (obj_)
+        obj_->write(path, V, Xc, "../");
+      else
+        write_obj(path, V, surf_.F);
+    });
+    baked_.push_back(V);
+    if (scene_.dim == 3) {  // previews show the baked surface
+      rig_frames.push_back(surf_.E * Xr);
+      cd_frames.push_back(surf_.E * Xc);
+    } else {
+      rig_frames.push_back(Xr);
+      cd_frames.push_back(Xc);
+    }
+  }
+
+  /// rest.obj and animation.pc2, and warnings about inversions and the motion's size.
+  void finish(bool dynamics) {
+    if (obj_)
+      obj_->copy_inputs(dir_);
+    else
+      write_obj((dir_ / "rest.obj").string(), file_units(scene_.X), surf_.F);
+    write_pc2((dir_ / "animation.pc2").string(), baked_, 1.0, 1.0);
+    const auto frames = static_cast<Index>(inverted.size());
+    frames_inverted = std::count_if(inverted.begin(), inverted.end(), [](Index k) { return k > 0; });
+    most_inverted = frames ? *std::max_element(inverted.begin(), inverted.end()) : 0;
+    if (frames_inverted > 0) {
+      const auto first = std::find_if(inverted.begin(), inverted.end(), [](Index k) { return k > 0; });
+      warn(warnings_, prefix_ + "inverted elements in " + std::to_string(frames_inverted) + " of " +
+                          std::to_string(frames) + " frames (up to " + std::to_string(most_inverted) + " of " +
+                          std::to_string(scene_.T.rows()) + ", first at frame " +
+                          std::to_string(first - inverted.begin() + 1) + "; the rig alone inverts " +
+                          (rig_inverted > 0 ? "up to " + std::to_string(rig_inverted) : std::string("none")) +
+                          "): a smaller dt, more iterations or a stiffer YM reduce those the dynamics add");
+    }
+    uc_rel = extent_ > 0 ? max_uc_ / extent_ : 0.0;
+    if (dynamics && frames > 1 && uc_rel < 1e-6)
+      warn(warnings_, prefix_ + "the complementary motion stays below 1e-6 of the mesh size (" +
+                          std::to_string(uc_rel) + "): the rig's motion leaves nothing for the dynamics to add");
+    if (uc_rel > 1.0)
+      warn(warnings_, prefix_ + "the complementary motion reaches " + std::to_string(uc_rel) +
+                          " times the mesh size: the material is too soft for this motion, or dt too large");
+  }
+
+  nlohmann::json inverted_json() const {
+    return {{"frames_with_inversions", frames_inverted},
+            {"max_per_frame", most_inverted},
+            {"rig_max_per_frame", rig_inverted},
+            {"per_frame", inverted}};
+  }
+  const OutputSurface& surface() const { return surf_; }
+
+  std::vector<MatrixXd> rig_frames, cd_frames;  ///< preview frames (baked surface in 3D), normalised units
+  std::vector<Index> inverted;                  ///< inverted elements per frame
+  Index rig_inverted = 0;                       ///< the most the rig alone inverts in a frame (LBS artefacts)
+  Index frames_inverted = 0, most_inverted = 0;
+  double uc_rel = 0.0;  ///< max |u_c| over the mesh size
+
+ private:
+  const Scene& scene_;
+  fs::path dir_;
+  std::vector<std::string>& warnings_;
+  std::string prefix_;
+  OutputSurface surf_;
+  bool whole_mesh_ = false;
+  std::optional<ObjPassThrough> obj_;
+  VectorXd rest_measure_;
+  double extent_ = 0.0, max_uc_ = 0.0;
+  std::vector<MatrixXd> baked_;
+};
+
+}  // namespace fastcd::cli
