@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "bake.hpp"
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/fastcd.hpp"
 #include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/parse_util.hpp"
@@ -40,6 +41,70 @@ struct RunSettings {
   double gravity = 0.0;
   bool dynamics = true, video = true, force = false, profile = false;
 };
+
+/// preview.mp4 beside the bake: the rig and rig + complementary dynamics side by side (2D mesh
+/// panels, or 3D surfaces with one camera), sampled at about 30 frames per second of simulated
+/// time so it plays in real time (a 100 Hz run keeps every 3rd frame and plays at 33 fps).
+/// Returns run.json's "preview" (frames, fps, stride); empty in a build without the renderer.
+nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<MatrixXd> rig_frames,
+                             std::vector<MatrixXd> cd_frames, const MatrixXi& F, const std::string& title,
+                             const std::string& solver, double dt) {
+#if FASTCD_HAVE_VIZ
+  const double rate = 1.0 / dt;
+  const int stride = std::max(1, static_cast<int>(std::lround(rate / 30.0)));
+  const int fps = std::clamp(static_cast<int>(std::lround(rate / stride)), 1, 120);
+  if (stride > 1) {
+    auto sample = [&](std::vector<MatrixXd>& v) {
+      std::vector<MatrixXd> kept;
+      for (std::size_t f = 0; f < v.size(); f += static_cast<std::size_t>(stride)) kept.push_back(std::move(v[f]));
+      v = std::move(kept);
+    };
+    sample(rig_frames);
+    sample(cd_frames);
+  }
+  std::fprintf(
+      stdout, "preview.mp4: %zu frames at %d fps (%s: real time)\n", cd_frames.size(), fps,
+      stride == 1 ? "every simulated frame" : ("every " + std::to_string(stride) + " simulated frames").c_str());
+  std::optional<Progress> vbar;
+  auto progress = [&](int done, int total) {
+    if (!vbar) vbar.emplace("preview.mp4", total);
+    vbar->update(done);
+  };
+  const nlohmann::json info = {{"frames", cd_frames.size()}, {"fps", fps}, {"stride", stride}};
+  if (dim == 2) {
+    AnimationOptions vo;
+    vo.suptitle = title + ": rig vs rig + complementary dynamics";
+    vo.pad = 0.1;
+    vo.fps = fps;
+    write_panel_animation(mp4,
+                          {{rig_frames, F, "rig", rgb_from_hex("#d62728")},
+                           {cd_frames, F, "rig + CD (" + solver + ")", rgb_from_hex("#1f77b4")}},
+                          vo, progress);
+  } else {
+    std::vector<MatrixXd> all = rig_frames;
+    all.insert(all.end(), cd_frames.begin(), cd_frames.end());
+    SurfaceAnimationOptions vo;
+    vo.suptitle = title + ": rig vs rig + complementary dynamics";
+    vo.fps = fps;
+    write_surface_animation(mp4,
+                            {{rig_frames, F, "rig", rgb_from_hex("#d62728")},
+                             {cd_frames, F, "rig + CD (" + solver + ")", rgb_from_hex("#1f77b4")}},
+                            default_camera(all), vo, progress);
+  }
+  return info;
+#else
+  (void)mp4, (void)dim, (void)rig_frames, (void)cd_frames, (void)F, (void)title, (void)solver, (void)dt;
+  std::fprintf(stdout, "note: this build has no renderer (FASTCD_BUILD_VIZ=OFF); preview.mp4 skipped\n");
+  return {};
+#endif
+}
+
+void print_profile(const PhaseClock& clock, double total) {
+  std::printf("\n%-56s %9s %6s\n", "phase", "seconds", "share");
+  for (const auto& [phase, s] : clock.phases())
+    std::printf("%-56s %9.3f %5.1f%%\n", phase.c_str(), s, total > 0 ? 100.0 * s / total : 0.0);
+  std::printf("%-56s %9.3f\n\n", "total", total);
+}
 
 const char* kind_name(HandleKind k) {
   return k == HandleKind::Bones ? "bones" : k == HandleKind::Cage ? "cage vertices" : "point handles";
@@ -131,58 +196,12 @@ int run_scene(const RunSettings& st) {
   std::vector<MatrixXd>& cd_frames = bake.cd_frames;
   nlohmann::json preview_info;  ///< run.json "preview": frames, fps, stride
 
-#if FASTCD_HAVE_VIZ
   if (st.video) {
     clock.next("preview.mp4 (render, encode)");
     set_phase("preview.mp4");
-    // Real time: sample the simulation at about 30 frames per second of simulated time (a
-    // 100 Hz run keeps every 3rd frame and plays at 33 fps), never slow motion.
-    const double rate = 1.0 / o.dt;
-    const int stride = std::max(1, static_cast<int>(std::lround(rate / 30.0)));
-    const int fps = std::clamp(static_cast<int>(std::lround(rate / stride)), 1, 120);
-    if (stride > 1) {
-      auto sample = [&](std::vector<MatrixXd>& v) {
-        std::vector<MatrixXd> kept;
-        for (std::size_t f = 0; f < v.size(); f += static_cast<std::size_t>(stride)) kept.push_back(std::move(v[f]));
-        v = std::move(kept);
-      };
-      sample(rig_frames);
-      sample(cd_frames);
-    }
-    preview_info = {{"frames", cd_frames.size()}, {"fps", fps}, {"stride", stride}};
-    std::fprintf(
-        stdout, "preview.mp4: %zu frames at %d fps (%s: real time)\n", cd_frames.size(), fps,
-        stride == 1 ? "every simulated frame" : ("every " + std::to_string(stride) + " simulated frames").c_str());
-    std::optional<Progress> vbar;
-    auto progress = [&](int done, int total) {
-      if (!vbar) vbar.emplace("preview.mp4", total);
-      vbar->update(done);
-    };
-    const std::string mp4 = (stage / "preview.mp4").string();
-    if (dim == 2) {
-      AnimationOptions vo;
-      vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
-      vo.pad = 0.1;
-      vo.fps = fps;
-      write_panel_animation(mp4,
-                            {{rig_frames, scene.T, "rig", rgb_from_hex("#d62728")},
-                             {cd_frames, scene.T, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
-                            vo, progress);
-    } else {
-      std::vector<MatrixXd> all = rig_frames;
-      all.insert(all.end(), cd_frames.begin(), cd_frames.end());
-      SurfaceAnimationOptions vo;
-      vo.suptitle = scene.name + ": rig vs rig + complementary dynamics";
-      vo.fps = fps;
-      write_surface_animation(mp4,
-                              {{rig_frames, bake.surface().F, "rig", rgb_from_hex("#d62728")},
-                               {cd_frames, bake.surface().F, "rig + CD (" + st.solver + ")", rgb_from_hex("#1f77b4")}},
-                              default_camera(all), vo, progress);
-    }
+    preview_info = write_preview((stage / "preview.mp4").string(), dim, std::move(rig_frames), std::move(cd_frames),
+                                 dim == 2 ? scene.T : bake.surface().F, scene.name, st.solver, o.dt);
   }
-#else
-  if (st.video) std::fprintf(stdout, "note: this build has no renderer (FASTCD_BUILD_VIZ=OFF); preview.mp4 skipped\n");
-#endif
 
   clock.next("run.json");
   set_phase("writing run.json");
@@ -226,13 +245,7 @@ int run_scene(const RunSettings& st) {
   for (const auto& [phase, s] : clock.phases()) profile.push_back({{"phase", phase}, {"seconds", s}});
   report["profile"] = profile;
   write_file_contents((stage / "run.json").string(), report.dump(2) + "\n", "fastcd run");
-  if (st.profile) {
-    std::printf("\n%-56s %9s %6s\n", "phase", "seconds", "share");
-    const double total = since(t_all);
-    for (const auto& [phase, s] : clock.phases())
-      std::printf("%-56s %9.3f %5.1f%%\n", phase.c_str(), s, total > 0 ? 100.0 * s / total : 0.0);
-    std::printf("%-56s %9.3f\n\n", "total", total);
-  }
+  if (st.profile) print_profile(clock, since(t_all));
 
   check_interrupt("writing the outputs");
   folder.commit();
@@ -244,6 +257,212 @@ int run_scene(const RunSettings& st) {
   return 0;
 }
 
+/// `fastcd run` on a characters file: every character simulated in one Ensemble (stepped in
+/// parallel), each baked into <out>/<name>/ as a single scene would be, one combined preview
+/// (each character at its offset) and one run.json.
+int run_characters(const RunSettings& st) {
+  const auto t_all = Clock::now();
+  PhaseClock clock;
+  const StageLines stage_lines;
+  clock.next("loading (scenes, weights, poses, embedding)");
+  set_phase("loading the scene");
+  SceneOptions so;
+  so.rig = st.rig;
+  so.material = st.material;
+  std::fprintf(stdout, "loading %s\n", st.scene.c_str());
+  std::fflush(stdout);
+  std::vector<CharacterSpec> chars = load_characters(st.scene, so);
+  check_interrupt("loading the scene");
+  clock.next("setup (output folder, options)");
+  std::vector<std::string> warnings, inputs = {fs::absolute(st.scene).lexically_normal().string()};
+  int frames = 0;
+  for (const CharacterSpec& c : chars) {
+    for (const auto& w : c.scene.warnings) warn(warnings, c.name + ": " + w);
+    inputs.insert(inputs.end(), c.scene.input_files.begin(), c.scene.input_files.end());
+    frames = std::max(frames, static_cast<int>(c.scene.poses.size()) - c.frame_offset);
+  }
+  frames = std::max(frames, 1);
+  if (st.frames > 0) frames = std::min(frames, st.frames);
+  const std::string stem = fs::path(st.scene).stem().string();
+  OutputFolder folder(st.out.empty() ? ("runs/" + stem) : st.out, inputs, st.force);
+  const fs::path stage = folder.stage();
+  const Index dim = chars[0].scene.dim;
+  Index verts = 0, elems = 0;
+  for (const CharacterSpec& c : chars) {
+    verts += c.scene.X.rows();
+    elems += c.scene.T.rows();
+    std::fprintf(stdout, "  %s: %ld vertices, %ld elements, %ld %s, rig %s, %zu animation frames, solver %s\n",
+                 c.name.c_str(), long(c.scene.X.rows()), long(c.scene.T.rows()), long(c.scene.handles),
+                 kind_name(c.scene.kind), c.scene.rig->name().c_str(), c.scene.poses.size(),
+                 (c.solver.empty() ? st.solver : c.solver).c_str());
+  }
+  std::fprintf(stdout, "%s: %zu characters, %ldD, %ld vertices, %ld elements, %d frames\n", stem.c_str(), chars.size(),
+               long(dim), long(verts), long(elems), frames);
+
+  clock.next("precompute");
+  set_phase("precomputing");
+  std::fprintf(stdout, "precomputing %zu characters (in parallel)\n", chars.size());
+  std::fflush(stdout);
+  std::vector<SimulationOptions> opts;
+  for (const CharacterSpec& c : chars) {
+    SceneRunSettings run;
+    run.solver = solver_kind(c.solver.empty() ? st.solver : c.solver);
+    run.iterations = st.iterations;
+    run.modes = st.modes;
+    run.clusters = std::min<int>(st.clusters, static_cast<int>(c.scene.T.rows()));
+    run.leak = st.leak;
+    run.gravity = st.gravity;
+    run.dynamics = st.dynamics;
+    opts.push_back(scene_simulation_options(c.scene, run));
+  }
+  std::vector<std::optional<Simulation>> built(chars.size());
+  std::vector<std::exception_ptr> errors(chars.size());
+  parallel_for(static_cast<Index>(chars.size()), 1, [&](Index b, Index e) {
+    for (Index i = b; i < e; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      try {
+        built[k].emplace(make_simulation(chars[k].scene, opts[k]));
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  });
+  for (std::size_t k = 0; k < chars.size(); ++k) {
+    if (!errors[k]) continue;
+    try {
+      std::rethrow_exception(errors[k]);
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const std::exception& ex) {
+      throw std::runtime_error("character " + std::to_string(k) + " (" + chars[k].name + "): " + ex.what());
+    }
+  }
+  check_interrupt("precomputing");
+  Ensemble aq;
+  for (std::size_t k = 0; k < chars.size(); ++k) aq.add(chars[k].name, std::move(*built[k]));
+
+  clock.next("setup (output surfaces, OBJ pass-through)");
+  std::vector<std::unique_ptr<CharacterBake>> bakes;
+  for (const CharacterSpec& c : chars)
+    bakes.push_back(std::make_unique<CharacterBake>(c.scene, stage / c.name, warnings, c.name + ": "));
+  clock.next("simulation loop (characters in parallel), frame outputs");
+  set_phase("simulating");
+  Progress bar("simulating", frames);
+  {
+    BackgroundWriter writer;
+    std::vector<VectorXd> poses(chars.size());
+    for (int f = 0; f < frames; ++f) {
+      for (std::size_t k = 0; k < chars.size(); ++k) {
+        const auto& clip = chars[k].scene.poses;  // after its last frame, a character holds its last pose
+        poses[k] = clip[std::min(clip.size() - 1, static_cast<std::size_t>(f + chars[k].frame_offset))];
+      }
+      aq.advance(poses);
+      for (std::size_t k = 0; k < chars.size(); ++k) bakes[k]->record(f, aq[static_cast<Index>(k)], writer);
+      bar.update(f + 1);
+    }
+    writer.finish();
+  }
+  clock.next("writing rest.obj, animation.pc2");
+  set_phase("writing the outputs");
+  for (std::size_t k = 0; k < chars.size(); ++k) bakes[k]->finish(opts[k].dynamics);
+
+  nlohmann::json preview_info;
+  if (st.video) {
+    clock.next("preview.mp4 (render, encode)");
+    set_phase("preview.mp4");
+    // One mesh per frame: every character in file units at its offset.
+    MatrixXi F;
+    std::vector<MatrixXd> rig_all(static_cast<std::size_t>(frames)), cd_all(static_cast<std::size_t>(frames));
+    Index rows = 0;
+    std::vector<MatrixXi> faces;
+    for (std::size_t k = 0; k < chars.size(); ++k) {
+      const MatrixXi& Fk = dim == 2 ? chars[k].scene.T : bakes[k]->surface().F;
+      faces.push_back(Fk.array() + static_cast<int>(rows));
+      rows += bakes[k]->cd_frames[0].rows();
+    }
+    Index frows = 0;
+    for (const MatrixXi& Fk : faces) frows += Fk.rows();
+    F.resize(frows, faces[0].cols());
+    frows = 0;
+    for (const MatrixXi& Fk : faces) {
+      F.middleRows(frows, Fk.rows()) = Fk;
+      frows += Fk.rows();
+    }
+    for (int f = 0; f < frames; ++f) {
+      MatrixXd R(rows, dim), C(rows, dim);
+      Index r = 0;
+      for (std::size_t k = 0; k < chars.size(); ++k) {
+        const Scene& sc = chars[k].scene;
+        const Eigen::RowVectorXd shift = sc.center.transpose() + chars[k].offset.transpose();
+        const MatrixXd& Xr = bakes[k]->rig_frames[static_cast<std::size_t>(f)];
+        const MatrixXd& Xc = bakes[k]->cd_frames[static_cast<std::size_t>(f)];
+        R.middleRows(r, Xr.rows()) = (Xr * sc.scale).rowwise() + shift;
+        C.middleRows(r, Xc.rows()) = (Xc * sc.scale).rowwise() + shift;
+        r += Xr.rows();
+      }
+      rig_all[static_cast<std::size_t>(f)] = std::move(R);
+      cd_all[static_cast<std::size_t>(f)] = std::move(C);
+    }
+    for (auto& b : bakes) b->rig_frames.clear(), b->cd_frames.clear();
+    preview_info = write_preview((stage / "preview.mp4").string(), dim, std::move(rig_all), std::move(cd_all), F, stem,
+                                 st.solver, chars[0].scene.dt);
+  }
+
+  clock.next("run.json");
+  set_phase("writing run.json");
+  nlohmann::json report, list = nlohmann::json::array();
+  double max_rel = 0.0;
+  for (std::size_t k = 0; k < chars.size(); ++k) {
+    const Simulation& sim = aq[static_cast<Index>(k)];
+    const SimulationStats& stats = sim.stats();
+    const ComplementarityConstraint& cons = sim.constraint();
+    max_rel = std::max(max_rel, stats.max_residual);
+    nlohmann::json c = {
+        {"name", chars[k].name},
+        {"scene", chars[k].scene_path},
+        {"folder", chars[k].name},
+        {"solver", to_string(sim.solver())},
+        {"vertices", chars[k].scene.X.rows()},
+        {"elements", chars[k].scene.T.rows()},
+        {"animation_frames", chars[k].scene.poses.size()},
+        {"frame_offset", chars[k].frame_offset},
+        {"offset", std::vector<double>(chars[k].offset.data(), chars[k].offset.data() + chars[k].offset.size())},
+        {"precompute_s", sim.precompute_seconds()},
+        {"ms_per_step", 1e3 * stats.mean_step_seconds()},
+        {"constraint_rank", cons.rank},
+        {"rig_rank", cons.rig_rank},
+        {"leak_field", to_string(sim.leak_field_used())},
+        {"max_constraint_residual_relative", stats.max_residual},
+        {"complementary_kinetic_energy", {{"max", stats.max_kinetic_energy}, {"mean", stats.mean_kinetic_energy()}}},
+        {"complementary_motion_max_relative", bakes[k]->uc_rel},
+        {"inverted_elements", bakes[k]->inverted_json()}};
+    list.push_back(c);
+  }
+  report["scene"] = st.scene;
+  report["characters"] = list;
+  report["dim"] = dim;
+  report["vertices"] = verts;
+  report["elements"] = elems;
+  report["frames"] = frames;
+  report["settings"] = {
+      {"dt", chars[0].scene.dt}, {"iterations", st.iterations}, {"modes", st.modes},       {"clusters", st.clusters},
+      {"leak", st.leak},         {"gravity", st.gravity},       {"dynamics", st.dynamics}, {"threads", threads()}};
+  report["max_constraint_residual_relative"] = max_rel;
+  report["warnings"] = warnings;
+  if (!preview_info.empty()) report["preview"] = preview_info;
+  clock.next("");
+  nlohmann::json profile = nlohmann::json::array();
+  for (const auto& [phase, sec] : clock.phases()) profile.push_back({{"phase", phase}, {"seconds", sec}});
+  report["profile"] = profile;
+  report["timings"] = {{"total_s", since(t_all)}};
+  write_file_contents((stage / "run.json").string(), report.dump(2) + "\n", "fastcd run");
+  if (st.profile) print_profile(clock, since(t_all));
+  check_interrupt("writing the outputs");
+  folder.commit();
+  std::printf("%s: %zu characters, %d frames, max residual %.1e -> %s\n", stem.c_str(), chars.size(), frames, max_rel,
+              folder.target().string().c_str());
+  return 0;
+}
 }  // namespace
 
 void register_run(CLI::App& app) {
@@ -284,7 +503,7 @@ void register_run(CLI::App& app) {
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");
   cmd->add_flag("--profile", st->profile, "print the wall time of every phase (always in run.json's \"profile\")");
   cmd->add_flag("--force", st->force, "replace an earlier bake (a non-empty output folder holding run.json)");
-  cmd->callback([st] { run_scene(*st); });
+  cmd->callback([st] { is_characters_file(st->scene) ? run_characters(*st) : run_scene(*st); });
 }
 
 }  // namespace fastcd::cli

@@ -10,5 +10,6 @@
 #include "fastcd/io/obj_document.hpp"
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/io/rig_io.hpp"
+#include "fastcd/scene/characters.hpp"
 #include "fastcd/scene/scene.hpp"
 #include "fastcd/scene/scene_simulation.hpp"

@@ -639,6 +639,10 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
     fail(json_path, std::string("not valid JSON: ") + e.what());
   }
   if (!j.is_object()) fail(json_path, "the scene must be a JSON object");
+  if (j.contains("characters"))
+    fail(json_path,
+         "this is a scene of several characters (\"characters\"): read it with load_characters "
+         "(fastcd run does)");
   check_keys(j, json_path);
   if (j.contains("image_file"))
     fail(json_path,
