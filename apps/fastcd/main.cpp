@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   fastcd::cli::register_bench(app);
   fastcd::cli::install_interrupt_handlers();
   try {
+    (void)fastcd::threads();  // a malformed FASTCD_THREADS is an error before any work
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
