@@ -86,9 +86,14 @@ nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<Matr
     SurfaceAnimationOptions vo;
     vo.suptitle = title + ": rig vs rig + complementary dynamics";
     vo.fps = fps;
+    // Third panel: rig + CD with the rig-only pose over it as a ghost, so what the dynamics add
+    // shows where the two differ.
+    SurfacePanel overlay{
+        cd_frames, F, "overlay: rig as ghost", rgb_from_hex("#1f77b4"), rig_frames, rgb_from_hex("#d62728"), 0.45};
     write_surface_animation(mp4,
                             {{rig_frames, F, "rig", rgb_from_hex("#d62728")},
-                             {cd_frames, F, "rig + CD (" + solver + ")", rgb_from_hex("#1f77b4")}},
+                             {cd_frames, F, "rig + CD (" + solver + ")", rgb_from_hex("#1f77b4")},
+                             std::move(overlay)},
                             default_camera(all), vo, progress);
   }
   return info;

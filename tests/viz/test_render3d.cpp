@@ -526,3 +526,42 @@ TEST_F(Render3dTest, NoTempFileLeftOnFailure) {
 }
 
 }  // namespace
+
+// The ghost (another pose drawn over a panel): it tints only pixels its surface covers, leaves
+// every other pixel exactly as the panel alone, and is validated like the panel.
+TEST_F(Render3dTest, GhostTintsOnlyWhatItCovers) {
+  const Box b = stretched_box();
+  Eigen::MatrixXd moved = b.X;
+  moved.col(0).array() += 0.35 * (b.X.col(0).maxCoeff() - b.X.col(0).minCoeff());  // half off the box
+  SurfacePanel plain = box_panel(b.X, b.F, kBlue);
+  std::vector<Eigen::MatrixXd> all = {b.X, moved};
+  const Camera cam = default_camera(all);
+  write_surface_png(path("plain.png"), {plain}, cam, 0, small());
+  SurfacePanel ghosted = plain;
+  ghosted.ghost_states = {moved};
+  write_surface_png(path("ghost.png"), {ghosted}, cam, 0, small());
+  SurfacePanel ghost_only = box_panel(moved, b.F, kBlue);
+  write_surface_png(path("ghost_only.png"), {ghost_only}, cam, 0, small());
+  const Image a = load_png(path("plain.png")), g = load_png(path("ghost.png")), m = load_png(path("ghost_only.png"));
+  const std::array<int, 3> white{255, 255, 255};
+  int changed = 0, tinted_background = 0;
+  for (int y = 0; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x) {
+      const bool ghost_here = m.at(x, y) != white;
+      if (!ghost_here) {
+        ASSERT_EQ(g.at(x, y), a.at(x, y)) << "a pixel the ghost does not cover changed at " << x << ", " << y;
+        continue;
+      }
+      if (g.at(x, y) != a.at(x, y)) ++changed;
+      if (a.at(x, y) == white && g.at(x, y) != white) ++tinted_background;
+    }
+  EXPECT_GT(changed, 1000);
+  EXPECT_GT(tinted_background, 300) << "where the ghost leaves the box it shows on the background";
+  SurfacePanel bad = ghosted;
+  bad.ghost_alpha = 0;
+  fastcd::test::expect_throw_with<std::invalid_argument>(
+      [&] { write_surface_png(path("x.png"), {bad}, cam, 0, small()); }, "ghost_alpha must be in (0, 1]");
+  bad = ghosted;
+  bad.ghost_states = {moved.topRows(3)};
+  EXPECT_THROW(write_surface_png(path("x.png"), {bad}, cam, 0, small()), std::invalid_argument);
+}

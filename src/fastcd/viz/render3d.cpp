@@ -1,5 +1,6 @@
 #include "fastcd/viz/render3d.hpp"
 
+#include "fastcd/common/threads.hpp"
 #include "fastcd/viz/painter.hpp"
 
 #include <cairo.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -91,6 +93,17 @@ int validate(const std::string& who, const std::vector<SurfacePanel>& panels, co
       if (!(c >= 0 && c <= 1)) throw std::invalid_argument(pwho + ": color components must be in [0, 1]");
     check_panel(pwho, pan.states, 3, pan.F, "F");
     frames = std::max(frames, pan.states.size());
+    if (!pan.ghost_states.empty()) {
+      check_panel(pwho + " ghost", pan.ghost_states, 3, pan.F, "F");
+      if (pan.ghost_states[0].rows() != pan.states[0].rows())
+        throw std::invalid_argument(pwho + ": the ghost has " + std::to_string(pan.ghost_states[0].rows()) +
+                                    " vertices, the panel " + std::to_string(pan.states[0].rows()));
+      for (double c : {pan.ghost_color.r, pan.ghost_color.g, pan.ghost_color.b})
+        if (!(c >= 0 && c <= 1)) throw std::invalid_argument(pwho + ": ghost_color components must be in [0, 1]");
+      if (!(pan.ghost_alpha > 0 && pan.ghost_alpha <= 1))
+        throw std::invalid_argument(pwho + ": ghost_alpha must be in (0, 1], got " + std::to_string(pan.ghost_alpha));
+      frames = std::max(frames, pan.ghost_states.size());
+    }
   }
   if (frames > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw std::invalid_argument(who + ": too many frames");
@@ -284,6 +297,19 @@ class Figure {
     cr_ = make_context(frame_.get());
     renderers_.reserve(panels.size());
     for (const auto& p : panels) renderers_.emplace_back(p, cam, opt);
+    // Ghosts: their own panels (kept alive here; reserved so the renderers' references stay valid).
+    ghost_panels_.reserve(panels.size());
+    ghost_opt_ = opt;
+    ghost_opt_.background = Rgb{1, 1, 1};  // multiplied in: white leaves the panel unchanged
+    for (const auto& p : panels) {
+      if (p.ghost_states.empty()) {
+        ghost_of_.push_back(-1);
+        continue;
+      }
+      ghost_panels_.push_back({p.ghost_states, p.F, "", p.ghost_color, {}, {}, 0.0});
+      ghost_of_.push_back(static_cast<int>(ghosts_.size()));
+      ghosts_.emplace_back(ghost_panels_.back(), cam, ghost_opt_);
+    }
   }
 
   int width() const { return W_; }
@@ -310,6 +336,16 @@ class Figure {
       cairo_set_source_surface(cr, R.surface(), 0, 0);
       cairo_pattern_set_filter(cairo_get_source(cr), opt_.supersample > 1 ? CAIRO_FILTER_GOOD : CAIRO_FILTER_NEAREST);
       cairo_paint(cr);
+      if (ghost_of_[p] >= 0) {
+        SurfaceRenderer& G = ghosts_[static_cast<std::size_t>(ghost_of_[p])];
+        G.render(pan.ghost_states[std::min(static_cast<std::size_t>(f), pan.ghost_states.size() - 1)]);
+        cairo_surface_flush(G.surface());
+        cairo_set_operator(cr, CAIRO_OPERATOR_MULTIPLY);  // white (the background) leaves the panel as it is
+        cairo_set_source_surface(cr, G.surface(), 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), opt_.supersample > 1 ? CAIRO_FILTER_GOOD : CAIRO_FILTER_NEAREST);
+        cairo_paint_with_alpha(cr, pan.ghost_alpha);
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+      }
       cairo_restore(cr);
     }
     cairo_set_operator(cr, CAIRO_OPERATOR_OVER);
@@ -324,6 +360,10 @@ class Figure {
   SurfacePtr background_, frame_;
   ContextPtr cr_;
   std::vector<SurfaceRenderer> renderers_;
+  SurfaceAnimationOptions ghost_opt_;
+  std::vector<SurfacePanel> ghost_panels_;
+  std::vector<int> ghost_of_;  ///< per panel: its ghost renderer, -1 for none
+  std::vector<SurfaceRenderer> ghosts_;
 };
 
 }  // namespace
@@ -373,9 +413,33 @@ void write_surface_animation(const std::string& mp4_path, const std::vector<Surf
                              const SurfaceAnimationOptions& opt,
                              const std::function<void(int done, int total)>& progress) {
   const int total = validate("write_surface_animation", panels, cam, opt);
-  Figure fig(panels, cam, opt);
+  // Frames are independent: K figures (each its own Cairo surfaces) render K frames at a time
+  // in parallel while ffmpeg encodes the previous ones; every frame is drawn exactly as serially.
+  const int K = std::clamp(threads(), 1, 8);
+  std::vector<std::unique_ptr<Figure>> figs;
+  figs.push_back(std::make_unique<Figure>(panels, cam, opt));
+  for (int k = 1; k < K && total >= 2 * K; ++k) figs.push_back(std::make_unique<Figure>(panels, cam, opt));
+  const int batch = static_cast<int>(figs.size());
+  std::vector<cairo_surface_t*> drawn(static_cast<std::size_t>(batch), nullptr);
+  int base = -1;
   encode_mp4(
-      mp4_path, fig.width(), fig.height(), opt.fps, total, [&](int f) { return video_frame(fig.draw(f)); }, progress);
+      mp4_path, figs[0]->width(), figs[0]->height(), opt.fps, total,
+      [&](int f) {
+        if (base < 0 || f < base || f >= base + batch) {
+          base = f;
+          const int count = std::min(batch, total - f);
+          parallel_for(
+              count, 1,
+              [&](Index b, Index e) {
+                for (Index i = b; i < e; ++i)
+                  drawn[static_cast<std::size_t>(i)] =
+                      figs[static_cast<std::size_t>(i)]->draw(base + static_cast<int>(i));
+              },
+              batch);
+        }
+        return video_frame(drawn[static_cast<std::size_t>(f - base)]);
+      },
+      progress);
 }
 
 void write_surface_png(const std::string& png_path, const std::vector<SurfacePanel>& panels, const Camera& cam,

@@ -27,6 +27,13 @@ struct SurfacePanel {
   Eigen::MatrixXi F;                    ///< #F x 3 surface triangle vertex indices (0-based)
   std::string title;                    ///< text above the panel ("" = none)
   Rgb color;                            ///< base colour, modulated by the shading
+  /// Optional ghost: another pose of the same surface (same F, e.g. the rig alone) drawn over
+  /// the panel, shaded in ghost_color and multiplied in with ghost_alpha, so empty parts of the
+  /// panel stay as they are and the ghost tints what it covers (drawn on top: an x-ray view). Empty = none; else one
+  /// state per frame (or fewer: the last is held, as for `states`).
+  std::vector<Eigen::MatrixXd> ghost_states;
+  Rgb ghost_color{0.84, 0.15, 0.16};
+  double ghost_alpha = 0.45;  ///< in (0, 1]
 };
 
 /// A perspective pinhole camera looking from `eye` at `target`; `up` fixes
