@@ -24,9 +24,11 @@ namespace {
 constexpr auto kGrace = std::chrono::milliseconds(600);
 
 sem_t g_wake;
-std::mutex g_mutex;  // guards g_phase and g_paths
-std::string g_phase = "starting";
-std::vector<std::string> g_paths;
+// The watchdog thread may read these after main has returned and the exit handlers run (the
+// normal unwinding took longer than the grace period): they are never destroyed.
+std::mutex& g_mutex = *new std::mutex;  // guards g_phase and g_paths
+std::string& g_phase = *new std::string("starting");
+std::vector<std::string>& g_paths = *new std::vector<std::string>;
 
 const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
 
