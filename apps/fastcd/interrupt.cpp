@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -39,6 +40,8 @@ extern "C" void on_signal(int sig) {
   sem_post(&g_wake);  // async-signal-safe
 }
 
+std::atomic<bool> g_reported{false};
+
 [[noreturn]] void watchdog() {
   while (sem_wait(&g_wake) != 0) {
   }
@@ -48,6 +51,11 @@ extern "C" void on_signal(int sig) {
   terminate_encoders();  // no ffmpeg may finish a file after we are gone
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
 #endif
+  if (!claim_interrupt_report()) {
+    // main unwound and reported just now: let it exit, and end the process only if it does not.
+    std::this_thread::sleep_for(kGrace);
+    ::_exit(128 + sig);
+  }
   std::string phase;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -90,6 +98,8 @@ void set_phase(const std::string& phase) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_phase = phase;
 }
+
+bool claim_interrupt_report() { return !g_reported.exchange(true); }
 
 std::string current_phase() {
   std::lock_guard<std::mutex> lock(g_mutex);

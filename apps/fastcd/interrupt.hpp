@@ -41,6 +41,11 @@ void check_interrupt(const std::string& where);
 void set_phase(const std::string& phase);
 std::string current_phase();
 
+/// True for the first caller only: main (having unwound after a signal) and the watchdog (its
+/// grace period over) both call it before printing the interrupt's error line, so exactly one
+/// line is printed whichever finishes first.
+bool claim_interrupt_report();
+
 /// A path the watchdog removes (recursively) if it has to end the process: a staging folder.
 /// Scoped: the destructor unregisters it (after a successful rename, or after the normal
 /// unwinding removed it).

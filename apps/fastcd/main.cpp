@@ -36,16 +36,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const fastcd::cli::Interrupted& e) {
-    std::cerr << "fastcd: error: " << e.what() << "\n";
+    if (fastcd::cli::claim_interrupt_report()) std::cerr << "fastcd: error: " << e.what() << "\n";
     return 128 + e.signal_number();
   } catch (const fastcd::Cancelled& e) {
     // The library noticed the signal first (a precompute, a long step, a weight solve).
     const int sig = fastcd::cli::g_interrupt_signal != 0 ? fastcd::cli::g_interrupt_signal : SIGINT;
-    std::cerr << "fastcd: error: " << fastcd::cli::interrupted_message(sig, fastcd::cli::current_phase()) << "\n";
+    if (fastcd::cli::claim_interrupt_report())
+      std::cerr << "fastcd: error: " << fastcd::cli::interrupted_message(sig, fastcd::cli::current_phase()) << "\n";
     return 128 + sig;
   } catch (const std::exception& e) {
     // One line, whatever the message holds (a file name with a newline, a multi-line library
     // message): control characters become '?', as the readers' own messages do.
+    const int sig = fastcd::cli::g_interrupt_signal;
+    if (sig != 0 && !fastcd::cli::claim_interrupt_report()) return 128 + sig;  // the watchdog has reported
     std::cerr << "fastcd: error: " << fastcd::printable(e.what()) << "\n";
     return 1;
   }

@@ -16,7 +16,7 @@ def main(cli, scene, work):
         caches = []
         for n in ("1", "2", "3"):
             out = os.path.join(work, solver + n)
-            r = subprocess.run([cli, "--threads", n, "run", scene, "--solver", solver, "--no-video", "--out", out],
+            r = subprocess.run([cli, "--threads", n, "run", scene, "--solver", solver, "--frames", "80", "--no-video", "--out", out],
                                capture_output=True, text=True)
             assert r.returncode == 0, r.stderr
             caches.append(open(os.path.join(out, "animation.pc2"), "rb").read())
