@@ -12,18 +12,22 @@
 #include <Eigen/Geometry>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -123,7 +127,12 @@ const Rgb kBlue{0.12, 0.47, 0.71};
 const Rgb kRed{0.84, 0.15, 0.16};
 
 SurfacePanel box_panel(const Eigen::MatrixXd& X, const Eigen::MatrixXi& F, Rgb color, std::string title = "") {
-  return SurfacePanel{{X}, F, std::move(title), color};
+  SurfacePanel p;
+  p.states = {X};
+  p.F = F;
+  p.title = std::move(title);
+  p.color = color;
+  return p;
 }
 
 class Render3dTest : public fastcd::test::IoTempDir {
@@ -138,8 +147,10 @@ class Render3dTest : public fastcd::test::IoTempDir {
   static std::vector<SurfacePanel> two_panels() {
     const Box b = stretched_box();
     std::vector<SurfacePanel> p(2);
-    p[0] = SurfacePanel{{}, b.F, "rig", kRed};
-    p[1] = SurfacePanel{{}, b.F, "full", kBlue};
+    p[0] = box_panel(b.X, b.F, kRed, "rig");
+    p[1] = box_panel(b.X, b.F, kBlue, "full");
+    p[0].states.clear();
+    p[1].states.clear();
     for (int f = 0; f < 5; ++f) {
       Eigen::MatrixXd Y = b.X;
       Y.col(1).array() += 0.05 * f;
@@ -267,7 +278,8 @@ TEST_F(Render3dTest, RotatedBoxStillRenders) {
 
 TEST_F(Render3dTest, DefaultCameraKeepsWholeAnimationInView) {
   const Box b = stretched_box();
-  SurfacePanel p{{}, b.F, "", kBlue};
+  SurfacePanel p = box_panel(b.X, b.F, kBlue);
+  p.states.clear();
   for (int f = 0; f < 4; ++f) {  // slides 12 units along x, rising 4 units
     Eigen::MatrixXd Y = b.X;
     Y.col(0).array() += 4.0 * f;
@@ -564,4 +576,170 @@ TEST_F(Render3dTest, GhostTintsOnlyWhatItCovers) {
   bad = ghosted;
   bad.ghost_states = {moved.topRows(3)};
   EXPECT_THROW(write_surface_png(path("x.png"), {bad}, cam, 0, small()), std::invalid_argument);
+}
+
+namespace {
+
+// Where point p lands on screen through `cam`, in units of tan(fov / 2): |x|, |y| <= 1 is in view
+// (the renderer scales both axes by the shorter side of the panel).
+Eigen::Vector2d on_screen(const Camera& cam, const Eigen::Vector3d& p) {
+  const Eigen::Vector3d f = (cam.target - cam.eye).normalized();
+  const Eigen::Vector3d r = f.cross(cam.up).normalized();
+  const Eigen::Vector3d u = r.cross(f);
+  const Eigen::Vector3d q = p - cam.eye;
+  const double t = std::tan(0.5 * cam.fov_deg * M_PI / 180);
+  return Eigen::Vector2d(q.dot(r), q.dot(u)) / (q.dot(f) * t);
+}
+
+// Screen extent [x0, x1] x [y0, y1] of X through cam.
+Eigen::Vector4d extent(const Camera& cam, const Eigen::MatrixXd& X) {
+  Eigen::Vector4d e(1e300, -1e300, 1e300, -1e300);
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    const Eigen::Vector2d s = on_screen(cam, X.row(i).transpose());
+    e = Eigen::Vector4d(std::min(e[0], s.x()), std::max(e[1], s.x()), std::min(e[2], s.y()), std::max(e[3], s.y()));
+  }
+  return e;
+}
+
+}  // namespace
+
+// A subject travelling 40 box lengths: the camera follows it at one distance for the shot, aims
+// at its (moving-average) centre, keeps every vertex of every frame inside `fill` and shows it
+// large; a subject jiggling in place gets one fixed camera, centred on screen and filled.
+TEST(Render3dBasics, TrackCameraFollowsATravellerAndHoldsStillForAJiggle) {
+  const Box b = stretched_box();
+  const double fill = 0.9;
+  std::vector<Eigen::MatrixXd> walk;
+  for (int f = 0; f < 60; ++f) {
+    Eigen::MatrixXd Y = b.X;
+    Y.col(0).array() += 40.0 * f / 59.0;
+    walk.push_back(Y);
+  }
+  const CameraTrack track = track_camera(walk, 9, fill);
+  ASSERT_TRUE(track.follows);
+  ASSERT_EQ(track.cameras.size(), walk.size());
+  double largest = 0;
+  for (std::size_t f = 0; f < walk.size(); ++f) {
+    const Camera& cam = track.cameras[f];
+    const Eigen::Vector4d e = extent(cam, walk[f]);
+    EXPECT_GE(e[0], -fill - 1e-9) << "frame " << f;
+    EXPECT_LE(e[1], fill + 1e-9) << "frame " << f;
+    EXPECT_GE(e[2], -fill - 1e-9) << "frame " << f;
+    EXPECT_LE(e[3], fill + 1e-9) << "frame " << f;
+    largest = std::max(largest, e[1] - e[0]);
+    EXPECT_NEAR((cam.eye - cam.target).norm(), (track.cameras[0].eye - track.cameras[0].target).norm(), 1e-9);
+    // Away from the ends the window is whole, and the mean of a steady slide is the centre.
+    if (f >= 4 && f + 4 < walk.size()) {
+      const Eigen::Vector3d centre = 0.5 * (walk[f].colwise().minCoeff() + walk[f].colwise().maxCoeff()).transpose();
+      EXPECT_LT((cam.target - centre).norm(), 1e-9) << "frame " << f;
+    }
+  }
+  EXPECT_GT(largest, 1.2) << "the travelling box fills well over half the panel's width";
+
+  std::vector<Eigen::MatrixXd> jiggle;
+  for (int f = 0; f < 30; ++f) jiggle.push_back(b.X * (1 + 0.05 * std::sin(0.7 * f)));
+  const CameraTrack still = track_camera(jiggle, 9, fill);
+  ASSERT_FALSE(still.follows);
+  ASSERT_EQ(still.cameras.size(), 1u);
+  Eigen::Vector4d all(1e300, -1e300, 1e300, -1e300);
+  for (const auto& X : jiggle) {
+    const Eigen::Vector4d e = extent(still.cameras[0], X);
+    all =
+        Eigen::Vector4d(std::min(all[0], e[0]), std::max(all[1], e[1]), std::min(all[2], e[2]), std::max(all[3], e[3]));
+  }
+  EXPECT_GE(all[0], -fill - 1e-9);
+  EXPECT_LE(all[1], fill + 1e-9);
+  EXPECT_GE(all[2], -fill - 1e-9);
+  EXPECT_LE(all[3], fill + 1e-9);
+  EXPECT_GT(std::max(all[1] - all[0], all[3] - all[2]), 2 * fill - 1e-3) << "the fit is tight on one axis";
+  EXPECT_NEAR(all[0] + all[1], 0, 1e-3) << "centred across";
+  EXPECT_NEAR(all[2] + all[3], 0, 1e-3) << "centred up and down";
+
+  EXPECT_THROW(track_camera({}, 1), std::invalid_argument);
+  EXPECT_THROW(track_camera(jiggle, 0), std::invalid_argument);
+  EXPECT_THROW(track_camera(jiggle, 1, 0.0), std::invalid_argument);
+  EXPECT_THROW(track_camera(jiggle, 1, 1.5), std::invalid_argument);
+  EXPECT_THROW(track_camera({Eigen::MatrixXd(0, 3)}, 1), std::invalid_argument);
+  auto nan = jiggle;
+  nan[7](3, 2) = std::numeric_limits<double>::quiet_NaN();
+  fastcd::test::expect_throw_with<std::invalid_argument>([&] { track_camera(nan, 1); }, "frame 7");
+}
+
+// Streaming: a producer thread fills the frames while the video is written; the result is the
+// video of the finished frames, frame for frame. A producer that gives up leaves no file, a
+// bad streamed frame is named, and a camera per frame must be one per frame.
+TEST_F(Render3dTest, StreamedVideoEqualsTheFinishedOne) {
+  const Box b = stretched_box();
+  std::vector<SurfacePanel> done(2);
+  done[0] = box_panel(b.X, b.F, kRed, "rig");
+  done[1] = box_panel(b.X, b.F, kBlue, "cd");
+  done[0].states.clear();
+  done[1].states.clear();
+  for (int f = 0; f < 12; ++f) {
+    const Eigen::Matrix3d R = Eigen::AngleAxisd(0.1 * f, Eigen::Vector3d::UnitY()).toRotationMatrix();
+    done[0].states.push_back(b.X * R.transpose());
+    done[1].states.push_back(b.X * R.transpose() * (1 + 0.03 * f));
+  }
+  done[1].ghost_states = done[0].states;
+  std::vector<Eigen::MatrixXd> all = done[0].states;
+  all.insert(all.end(), done[1].states.begin(), done[1].states.end());
+  const CameraTrack track = track_camera(all, 1, 0.9);
+  const std::vector<Camera> per_frame(12, track.cameras[0]);
+  SurfaceAnimationOptions opt = small(96, 80);
+  opt.fps = 12;
+  write_surface_animation(path("finished.mp4"), done, per_frame, opt);
+
+  auto streamed = [&](int give, const std::string& out, std::function<void(int, std::vector<SurfacePanel>&)> edit) {
+    std::vector<SurfacePanel> live = done;
+    for (auto& p : live) std::fill(p.states.begin(), p.states.end(), Eigen::MatrixXd());
+    FrameFeed feed;
+    SurfaceAnimationOptions o = opt;
+    o.feed = &feed;
+    std::thread producer([&] {
+      for (int f = 0; f < give; ++f) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        for (std::size_t p = 0; p < live.size(); ++p) live[p].states[f] = done[p].states[f];
+        if (edit) edit(f, live);
+        feed.publish(f + 1);
+      }
+      if (give < 12) feed.abort("the producer stopped at frame " + std::to_string(give));
+    });
+    try {
+      write_surface_animation(path(out), live, per_frame, o);
+    } catch (...) {
+      feed.abort("the writer failed");
+      producer.join();
+      throw;
+    }
+    producer.join();
+  };
+  streamed(12, "streamed.mp4", nullptr);
+  EXPECT_EQ(probe(path("streamed.mp4")), probe(path("finished.mp4")));
+  const auto decoded = [&](const std::string& f) {
+    return run("ffmpeg -v error -i '" + path(f) + "' -f rawvideo -pix_fmt rgb24 - | md5sum");
+  };
+  EXPECT_EQ(decoded("streamed.mp4"), decoded("finished.mp4"));
+  EXPECT_EQ(decoded("streamed.mp4").size(), 36u);  // a digest, not an error
+
+  fastcd::test::expect_throw_with<std::runtime_error>([&] { streamed(5, "gave_up.mp4", nullptr); },
+                                                      "the producer stopped at frame 5");
+  const std::string bad = invalid_message([&] {
+    streamed(12, "nan.mp4", [](int f, std::vector<SurfacePanel>& live) {
+      if (f == 3) live[1].states[3](2, 1) = std::numeric_limits<double>::quiet_NaN();
+    });
+  });
+  EXPECT_NE(bad.find("panel 1 ('cd'): state 3"), std::string::npos) << bad;
+  EXPECT_EQ(listing(), (std::set<std::string>{"finished.mp4", "streamed.mp4"}));
+
+  const std::string count = invalid_message(
+      [&] { write_surface_animation(path("x.mp4"), done, std::vector<Camera>(5, track.cameras[0]), opt); });
+  EXPECT_NE(count.find("5 cameras for 12 frames"), std::string::npos) << count;
+  fastcd::test::expect_throw_with<std::invalid_argument>(
+      [&] {
+        SurfaceAnimationOptions o = opt;
+        FrameFeed feed;
+        o.feed = &feed;
+        write_surface_png(path("x.png"), done, track.cameras[0], 0, o);
+      },
+      "a feed is for videos");
 }

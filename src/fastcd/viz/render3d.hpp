@@ -12,6 +12,7 @@
 // outward, but the renderer is two-sided and does not need any orientation.
 
 #include "fastcd/viz/render2d.hpp"  // Rgb
+#include "fastcd/viz/video.hpp"     // FrameFeed
 
 #include <Eigen/Core>
 
@@ -63,6 +64,29 @@ struct Camera {
 ///         #V x 3 or has a non-finite coordinate.
 Camera default_camera(const std::vector<Eigen::MatrixXd>& all_states);
 
+/// The cameras of a preview: one per frame when the camera follows the subject, else one.
+struct CameraTrack {
+  std::vector<Camera> cameras;  ///< one per frame (follows), or one for every frame
+  bool follows = false;         ///< true when the camera travels with the subject
+};
+
+/// Frames a subject that may travel (a walk, a swim): `frames[f]` holds the points that must be
+/// in view at frame f (the rig-only surface, or every panel's vertices stacked). The view
+/// direction, up and fov are default_camera's. The fixed choice aims at the middle of what all
+/// frames' points cover on screen, from the smallest distance at which every point lies within
+/// `fill` of the half field of view (the points themselves, not their bounding box's corners,
+/// which an oblique view shows much larger: the subject fills the panel). The following
+/// choice aims at the centre of each frame's bounding box, smoothed by a centred moving average
+/// over `smooth_frames` frames (no lag; 1 = none; fewer, still centred, near the ends), from one distance for the whole
+/// shot: the smallest at which every frame's points lie within `fill` of the half field of view around that frame's
+/// target, so the subject never leaves the view and the zoom never breathes. The camera follows when that distance is
+/// below 0.6 of the fixed one, i.e. when a fixed camera would show the subject at less than 0.6 of the size the
+/// following one does.
+///
+/// @throws std::invalid_argument for no frames, a frame without vertices, a frame that is not
+///         #V x 3 or has a non-finite coordinate, smooth_frames < 1, fill outside (0, 1].
+CameraTrack track_camera(const std::vector<Eigen::MatrixXd>& frames, int smooth_frames, double fill = 0.95);
+
 /// Figure and rendering settings of write_surface_animation / write_surface_png.
 struct SurfaceAnimationOptions {
   int fps = 30;             ///< frames per second of the video (ignored by PNGs)
@@ -73,6 +97,11 @@ struct SurfaceAnimationOptions {
   bool edges = false;       ///< draw triangle edges (thin, darker) - for small meshes
   int supersample = 2;      ///< antialiasing: triangles are drawn at this many times
                             ///< the resolution and box-filtered down (1 = none, max 4)
+  /// Streaming: frames still being produced (e.g. by the simulation, on another thread). Each
+  /// panel's `states` (and `ghost_states`) must then be sized to the frame count up front;
+  /// frame f of every panel is read only after feed->wait(f), and checked then (shape, finite,
+  /// F's indices) instead of before the first frame. nullptr = every frame is there already.
+  const FrameFeed* feed = nullptr;
 };
 
 /// Renders side-by-side surface panels frame by frame and encodes them to an
@@ -116,6 +145,13 @@ struct SurfaceAnimationOptions {
 ///         output is in the message) or the file cannot be written.
 void write_surface_animation(const std::string& mp4_path, const std::vector<SurfacePanel>& panels, const Camera& cam,
                              const SurfaceAnimationOptions& opt,
+                             const std::function<void(int done, int total)>& progress = {});
+
+/// As above with one camera per frame (`cameras` of the longest panel's frame count, e.g.
+/// track_camera(...).cameras), or a single camera for all frames.
+/// @throws std::invalid_argument as above, or when cameras has neither 1 nor #frames entries.
+void write_surface_animation(const std::string& mp4_path, const std::vector<SurfacePanel>& panels,
+                             const std::vector<Camera>& cameras, const SurfaceAnimationOptions& opt,
                              const std::function<void(int done, int total)>& progress = {});
 
 /// Writes frame `frame` of the figure write_surface_animation would encode as

@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -305,6 +306,33 @@ void encode_mp4(const std::string& mp4_path, int W, int H, int fps, int total,
     ff.finish(mp4_path, input_failed);
     check_mp4_complete(tmp, mp4_path);
   });
+}
+
+void FrameFeed::publish(int ready) {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (ready <= ready_) return;
+    ready_ = ready;
+  }
+  cv_.notify_all();
+}
+
+void FrameFeed::abort(const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    aborted_ = true;
+    why_ = why;
+  }
+  cv_.notify_all();
+}
+
+void FrameFeed::wait(int frame) const {
+  std::unique_lock<std::mutex> lock(m_);
+  while (frame >= ready_) {
+    if (aborted_) throw std::runtime_error(why_);
+    cv_.wait_for(lock, std::chrono::milliseconds(50));
+    if (frame >= ready_ && !aborted_) detail::throw_if_cancelled("a video waiting for its frames");
+  }
 }
 
 }  // namespace fastcd

@@ -4,8 +4,10 @@
 // own error output is quoted when it fails. It stops at fastcd::request_cancel() (between
 // frames; the encoder is killed and its partial file removed). Used by the 2D and 3D renderers; nothing here
 // prints.
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <mutex>
 #include <string>
 
 namespace fastcd {
@@ -28,6 +30,30 @@ struct VideoFrame {
 void encode_mp4(const std::string& mp4_path, int width, int height, int fps, int total,
                 const std::function<VideoFrame(int frame)>& render,
                 const std::function<void(int done, int total)>& progress = {});
+
+/// Frames that are still being produced while a video of them is written, e.g. by a simulation
+/// on another thread: the producer makes frame f's data final, then calls publish(f + 1); the
+/// writer calls wait(f) before it reads frame f. publish() releases and wait() acquires, so the
+/// frame data need no other synchronisation. A producer that fails calls abort(): the writer's
+/// wait then throws, and nothing half-made is encoded. Thread-safe.
+class FrameFeed {
+ public:
+  /// Frames [0, ready) are final. Never goes back: a smaller count is ignored.
+  void publish(int ready);
+  /// The frames will never all come: every wait() for one not yet published throws
+  /// std::runtime_error("<why>").
+  void abort(const std::string& why);
+  /// Blocks until frame `frame` is published. Throws std::runtime_error after abort() and
+  /// fastcd::Cancelled after request_cancel() (checked every 50 ms while waiting).
+  void wait(int frame) const;
+
+ private:
+  mutable std::mutex m_;
+  mutable std::condition_variable cv_;
+  int ready_ = 0;
+  bool aborted_ = false;
+  std::string why_;
+};
 
 /// Kills (SIGKILL) every ffmpeg child encode_mp4 is feeding now, from any thread: for
 /// a program that must end at once (a second signal, a watchdog) and may not leave an encoder
