@@ -18,8 +18,10 @@ namespace fastcd::cli {
 
 class Progress {
  public:
-  Progress(std::string label, int total) : label_(std::move(label)), total_(total), tty_(isatty(fileno(stdout))) {
-    update(0);
+  /// `start`: work already done when the bar appears (it starts there, not at 0 %).
+  Progress(std::string label, int total, int start = 0)
+      : label_(std::move(label)), total_(total), tty_(isatty(fileno(stdout))) {
+    update(start);
   }
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -42,7 +44,7 @@ class Progress {
       finished_ = finished_ || done >= total_;
     } else if (!finished_ && (pct >= next_pct_ || done >= total_)) {  // (100 % always, once)
       std::fprintf(stdout, "  %s: %d%%\n", label_.c_str(), pct);
-      next_pct_ = pct + 25;
+      next_pct_ = (pct / 25 + 1) * 25;
       finished_ = done >= total_;
     }
     std::fflush(stdout);

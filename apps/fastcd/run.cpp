@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -42,17 +43,143 @@ struct RunSettings {
   bool dynamics = true, video = true, force = false, profile = false;
 };
 
-/// preview.mp4 beside the bake: the rig and rig + complementary dynamics side by side (2D mesh
-/// panels, or 3D surfaces with one camera), sampled at about 30 frames per second of simulated
-/// time so it plays in real time (a 100 Hz run keeps every 3rd frame and plays at 33 fps).
-/// Returns run.json's "preview" (frames, fps, stride); empty in a build without the renderer.
+/// The preview's sampling: every `stride`-th simulated frame, played at `fps`, so that it plays
+/// in real time at about 30 frames per second (a 100 Hz run keeps every 3rd frame, at 33 fps).
+struct PreviewRate {
+  int stride = 1, fps = 30;
+  explicit PreviewRate(double dt) {
+    const double rate = 1.0 / dt;
+    stride = std::max(1, static_cast<int>(std::lround(rate / 30.0)));
+    fps = std::clamp(static_cast<int>(std::lround(rate / stride)), 1, 120);
+  }
+  int frames(int simulated) const { return simulated > 0 ? (simulated - 1) / stride + 1 : 0; }
+  std::string says(int frames) const {
+    return "preview.mp4: " + std::to_string(frames) + " frames at " + std::to_string(fps) + " fps (" +
+           (stride == 1 ? std::string("every simulated frame")
+                        : "every " + std::to_string(stride) + " simulated frames") +
+           ": real time)";
+  }
+};
+
+#if FASTCD_HAVE_VIZ
+const char* kPreviewTitle = ": rig vs rig + complementary dynamics";
+
+/// The three 3D panels: the rig, rig + CD, and rig + CD with the rig-only pose over it as a
+/// ghost (so what the dynamics add shows where the two differ).
+std::vector<SurfacePanel> preview_panels(std::vector<MatrixXd> rig_frames, std::vector<MatrixXd> cd_frames,
+                                         const MatrixXi& F, const std::string& solver) {
+  SurfacePanel overlay{
+      cd_frames, F, "overlay: rig as ghost", rgb_from_hex("#1f77b4"), rig_frames, rgb_from_hex("#d62728"), 0.45};
+  std::vector<SurfacePanel> panels(2);
+  panels[0].states = std::move(rig_frames);
+  panels[0].title = "rig";
+  panels[0].color = rgb_from_hex("#d62728");
+  panels[1].states = std::move(cd_frames);
+  panels[1].title = "rig + CD (" + solver + ")";
+  panels[1].color = rgb_from_hex("#1f77b4");
+  panels[0].F = panels[1].F = F;
+  panels.push_back(std::move(overlay));
+  return panels;
+}
+
+/// Per frame, the rig's and the dynamics' vertices stacked: what a preview camera keeps in view.
+std::vector<MatrixXd> stacked(const std::vector<MatrixXd>& a, const std::vector<MatrixXd>& b) {
+  std::vector<MatrixXd> out(std::min(a.size(), b.size()));
+  for (std::size_t f = 0; f < out.size(); ++f) {
+    out[f].resize(a[f].rows() + b[f].rows(), 3);
+    out[f] << a[f], b[f];
+  }
+  return out;
+}
+
+/// A 3D bake's preview.mp4, rendered and encoded on its own thread while the simulation runs:
+/// the rig-only frames are known before the first step, so they fix the camera (framed with
+/// room for the dynamics) and fill the rig panel; offer() hands over each simulated frame.
+class PreviewStream {
+ public:
+  PreviewStream(std::string mp4, std::vector<MatrixXd> rig_frames, const MatrixXi& F, const std::string& title,
+                const std::string& solver, const PreviewRate& rate)
+      : rate_(rate), frames_(static_cast<int>(rig_frames.size())) {
+    // Framed on the rig alone with fill 0.8 (the usual jiggle stays inside the other 20 %).
+    track_ = track_camera(rig_frames, rate.fps, 0.8);
+    panels_ = preview_panels(rig_frames, std::vector<MatrixXd>(rig_frames.size()), F, solver);
+    opt_.suptitle = title + kPreviewTitle;
+    opt_.fps = rate.fps;
+    opt_.feed = &feed_;
+    thread_ = std::thread([this, mp4 = std::move(mp4)] {
+      try {
+        write_surface_animation(mp4, panels_, track_.cameras, opt_, [this](int done, int) { done_ = done; });
+      } catch (...) {
+        error_ = std::current_exception();
+        failed_ = true;
+      }
+    });
+  }
+  PreviewStream(const PreviewStream&) = delete;
+  PreviewStream& operator=(const PreviewStream&) = delete;
+  ~PreviewStream() {
+    if (!thread_.joinable()) return;
+    feed_.abort("the run stopped before the preview's last frame");
+    thread_.join();
+  }
+
+  /// Simulated frame f (0-based) of the baked surface, normalised units.
+  void offer(int f, const MatrixXd& cd) {
+    if (failed_) finish();  // rethrows the renderer's failure now rather than after the loop
+    if (f % rate_.stride != 0) return;
+    const auto k = static_cast<std::size_t>(f / rate_.stride);
+    if (k >= panels_[1].states.size()) return;
+    panels_[1].states[k] = cd;
+    panels_[2].states[k] = cd;
+    feed_.publish(static_cast<int>(k) + 1);
+  }
+
+  /// Waits for the encoder (showing its progress when it is still behind) and returns run.json's
+  /// "preview"; rethrows what failed in it.
+  nlohmann::json finish() {
+    if (thread_.joinable()) {
+      std::optional<Progress> bar;
+      while (!failed_ && done_ < frames_) {
+        if (!bar) bar.emplace("preview.mp4", frames_, done_.load());
+        bar->update(done_);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      thread_.join();
+      if (bar && !error_) bar->update(frames_);
+    }
+    if (error_) std::rethrow_exception(error_);
+    return {{"frames", frames_},
+            {"fps", rate_.fps},
+            {"stride", rate_.stride},
+            {"camera", camera_kind()},
+            {"encoded_during_simulation", true}};
+  }
+  const char* camera_kind() const { return track_.follows ? "follow" : "fixed"; }
+
+ private:
+  PreviewRate rate_;
+  int frames_ = 0;
+  CameraTrack track_;
+  std::vector<SurfacePanel> panels_;
+  SurfaceAnimationOptions opt_;
+  FrameFeed feed_;
+  std::atomic<int> done_{0};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+#endif
+
+/// preview.mp4 beside the bake, after the simulation: the rig and rig + complementary dynamics
+/// side by side (2D mesh panels, or 3D surfaces with a camera that follows a travelling
+/// subject), sampled as PreviewRate says. Returns run.json's "preview" (frames, fps, stride);
+/// empty in a build without the renderer.
 nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<MatrixXd> rig_frames,
                              std::vector<MatrixXd> cd_frames, const MatrixXi& F, const std::string& title,
                              const std::string& solver, double dt) {
 #if FASTCD_HAVE_VIZ
-  const double rate = 1.0 / dt;
-  const int stride = std::max(1, static_cast<int>(std::lround(rate / 30.0)));
-  const int fps = std::clamp(static_cast<int>(std::lround(rate / stride)), 1, 120);
+  const PreviewRate r(dt);
+  const int stride = r.stride, fps = r.fps;
   if (stride > 1) {
     auto sample = [&](std::vector<MatrixXd>& v) {
       std::vector<MatrixXd> kept;
@@ -62,15 +189,13 @@ nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<Matr
     sample(rig_frames);
     sample(cd_frames);
   }
-  std::fprintf(
-      stdout, "preview.mp4: %zu frames at %d fps (%s: real time)\n", cd_frames.size(), fps,
-      stride == 1 ? "every simulated frame" : ("every " + std::to_string(stride) + " simulated frames").c_str());
+  std::fprintf(stdout, "%s\n", r.says(static_cast<int>(cd_frames.size())).c_str());
   std::optional<Progress> vbar;
   auto progress = [&](int done, int total) {
     if (!vbar) vbar.emplace("preview.mp4", total);
     vbar->update(done);
   };
-  const nlohmann::json info = {{"frames", cd_frames.size()}, {"fps", fps}, {"stride", stride}};
+  nlohmann::json info = {{"frames", cd_frames.size()}, {"fps", fps}, {"stride", stride}};
   if (dim == 2) {
     AnimationOptions vo;
     vo.suptitle = title + ": rig vs rig + complementary dynamics";
@@ -81,20 +206,13 @@ nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<Matr
                            {cd_frames, F, "rig + CD (" + solver + ")", rgb_from_hex("#1f77b4")}},
                           vo, progress);
   } else {
-    std::vector<MatrixXd> all = rig_frames;
-    all.insert(all.end(), cd_frames.begin(), cd_frames.end());
     SurfaceAnimationOptions vo;
-    vo.suptitle = title + ": rig vs rig + complementary dynamics";
+    vo.suptitle = title + kPreviewTitle;
     vo.fps = fps;
-    // Third panel: rig + CD with the rig-only pose over it as a ghost, so what the dynamics add
-    // shows where the two differ.
-    SurfacePanel overlay{
-        cd_frames, F, "overlay: rig as ghost", rgb_from_hex("#1f77b4"), rig_frames, rgb_from_hex("#d62728"), 0.45};
-    write_surface_animation(mp4,
-                            {{rig_frames, F, "rig", rgb_from_hex("#d62728")},
-                             {cd_frames, F, "rig + CD (" + solver + ")", rgb_from_hex("#1f77b4")},
-                             std::move(overlay)},
-                            default_camera(all), vo, progress);
+    const CameraTrack track = track_camera(stacked(rig_frames, cd_frames), fps);
+    info["camera"] = track.follows ? "follow" : "fixed";
+    write_surface_animation(mp4, preview_panels(std::move(rig_frames), std::move(cd_frames), F, solver), track.cameras,
+                            vo, progress);
   }
   return info;
 #else
@@ -179,6 +297,21 @@ int run_scene(const RunSettings& st) {
                  "render mesh: %ld vertices, %ld triangles, embedded in the tets (farthest vertex %.2g outside)\n",
                  long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.scale);
   CharacterBake bake(scene, stage, warnings, "");
+#if FASTCD_HAVE_VIZ
+  // A 3D preview is rendered and encoded while the simulation runs (its camera comes from the
+  // rig-only frames, known now); a 2D one after it (its axes fit every simulated frame).
+  std::optional<PreviewStream> stream;
+  if (st.video && dim == 3 && frames > 0) {
+    clock.next("setup (preview: rig frames, camera)");
+    const PreviewRate rate(o.dt);
+    std::vector<MatrixXd> rig_surface;
+    for (int f = 0; f < frames; f += rate.stride)
+      rig_surface.push_back(bake.surface().E * unflatten(rig.positions(scene.poses[static_cast<std::size_t>(f)]), dim));
+    std::fprintf(stdout, "%s, encoded while simulating\n", rate.says(static_cast<int>(rig_surface.size())).c_str());
+    stream.emplace((stage / "preview.mp4").string(), std::move(rig_surface), bake.surface().F, scene.name, st.solver,
+                   rate);
+  }
+#endif
   clock.next("simulation loop: monitor, frame outputs (OBJ, checks)");
   set_phase("simulating");
   Progress bar("simulating", frames);
@@ -187,6 +320,9 @@ int run_scene(const RunSettings& st) {
     for (int f = 0; f < frames; ++f) {
       sim.advance(scene.poses[static_cast<std::size_t>(f)]);
       bake.record(f, sim, writer);
+#if FASTCD_HAVE_VIZ
+      if (stream) stream->offer(f, bake.cd_frames.back());
+#endif
       bar.update(f + 1);
     }
     writer.finish();
@@ -201,7 +337,15 @@ int run_scene(const RunSettings& st) {
   std::vector<MatrixXd>& cd_frames = bake.cd_frames;
   nlohmann::json preview_info;  ///< run.json "preview": frames, fps, stride
 
-  if (st.video) {
+#if FASTCD_HAVE_VIZ
+  if (stream) {
+    clock.next("preview.mp4 (the rest of render, encode)");
+    set_phase("preview.mp4");
+    preview_info = stream->finish();
+    stream.reset();
+  }
+#endif
+  if (st.video && preview_info.empty()) {
     clock.next("preview.mp4 (render, encode)");
     set_phase("preview.mp4");
     preview_info = write_preview((stage / "preview.mp4").string(), dim, std::move(rig_frames), std::move(cd_frames),

@@ -15,6 +15,30 @@ def read_obj_vertices(path):
                      if line.startswith("v ")])
 
 
+def check_3d_preview(mp4, prev):
+    """A 3D preview is rendered while the simulation runs, and frames the model so it fills most
+    of its panel: the coloured (model, not title ink) pixels of the rig and rig + CD panels span
+    at least half the panel's width or height in the middle frame."""
+    assert prev["camera"] in ("fixed", "follow"), prev
+    assert prev["encoded_during_simulation"] is True, prev
+    dims = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                           "stream=width,height", "-of", "csv=p=0", str(mp4)],
+                          check=True, capture_output=True, text=True).stdout.strip().split(",")
+    w, h = int(dims[0]), int(dims[1])
+    mid = prev["frames"] // 2
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", str(mp4), "-vf", f"select=eq(n\\,{mid})",
+                          "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                         check=True, capture_output=True).stdout
+    img = np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 3).astype(int)
+    coloured = img.max(axis=2) - img.min(axis=2) > 40
+    panel_w = w // 3
+    for p in (0, 1):
+        ys, xs = np.nonzero(coloured[:, p * panel_w:(p + 1) * panel_w])
+        assert len(xs) > 0, f"panel {p} of the preview's frame {mid} shows no model"
+        span = max((xs.max() - xs.min() + 1) / panel_w, (ys.max() - ys.min() + 1) / h)
+        assert span >= 0.5, f"panel {p}: the model spans only {span:.0%} of the panel (frame {mid})"
+
+
 def main(out, solver, video):
     out = Path(out)
     run = json.loads((out / "run.json").read_text())
@@ -61,6 +85,8 @@ def main(out, solver, video):
         # real time: stride simulated steps of dt per video frame at fps
         speed = fps * stride * run["settings"]["dt"]
         assert 0.9 <= speed <= 1.1, ("the preview does not play in real time", prev, run["settings"]["dt"])
+        if run["dim"] == 3:
+            check_3d_preview(out / "preview.mp4", prev)
         phases = [p["phase"] for p in run["profile"]]
         assert any(p.startswith("precompute") for p in phases) and all(p["seconds"] >= 0 for p in run["profile"])
     print(f"{out.name}: {frames} frames, {points} points, residual {run['max_constraint_residual_relative']:.1e} OK")
