@@ -6,7 +6,7 @@
 #
 #   --seconds N   fuzzing time per harness (default 600)
 #   --no-build    skip configure/build (use the existing build-fuzz/)
-#   harness       any of: obj obj2d off mesh msh tetgen tgf dmat pc2 anim2d anim3d npy scene
+#   harness       any of: obj obj2d off mesh msh tetgen tgf dmat pc2 anim2d anim3d npy gltf scene
 #                 (default: all, in that order)
 #
 # Each harness starts from fuzz/corpus/<h>/ (the committed, minimised corpus) plus seeds: small
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     *) HARNESSES+=("$1"); shift ;;
   esac
 done
-ALL=(obj obj2d off mesh msh tetgen tgf dmat pc2 anim2d anim3d npy scene)
+ALL=(obj obj2d off mesh msh tetgen tgf dmat pc2 anim2d anim3d npy gltf scene)
 [ ${#HARNESSES[@]} -eq 0 ] && HARNESSES=("${ALL[@]}")
 for h in "${HARNESSES[@]}"; do
   case " ${ALL[*]} " in *" $h "*) ;; *) echo "fuzz.sh: unknown harness '$h' (known: ${ALL[*]})" >&2; exit 2 ;; esac
@@ -74,6 +74,7 @@ seeds() {
     anim3d) ls "$SHARED"/complementary-dynamics-cpp/sphere/sphere_anim.txt "$SHARED"/complementary-dynamics-cpp/frog/frog_anim.txt \
                "$MAL"/anim3d/* "$MAL"/scene/base/*_anim.txt ;;
     npy) ls "$MAL"/npy/* "$MAL"/valid/*.npy ;;
+    gltf) ls "$MAL"/gltf/* "$MAL"/valid/*.glb "$SHARED"/khronos-gltf/RiggedSimple.glb ;;
     scene) ls "$MAL"/scene/base/*.json "$MAL"/scene/*.json ;;
     tetgen) ;;  # pairs, below
   esac 2>/dev/null

@@ -652,6 +652,175 @@ def write_scene_cases():
     scene("with_dynamics_string.json", with_dynamics="yes")
 
 
+# ---------------------------------------------------------------- glTF (read_gltf)
+def glb(doc, binary):
+    """A .glb: 12-byte header, the JSON chunk (space-padded), the BIN chunk (zero-padded)."""
+    import json
+    doc = dict(doc)
+    doc["buffers"] = [{"byteLength": len(binary)}]
+    js = json.dumps(doc, separators=(",", ":")).encode()
+    js += b" " * (-len(js) % 4)
+    b = binary + b"\0" * (-len(binary) % 4)
+    total = 12 + 8 + len(js) + 8 + len(b)
+    return b"glTF" + struct.pack("<II", 2, total) + struct.pack("<I", len(js)) + b"JSON" + js + \
+        struct.pack("<I", len(b)) + b"BIN\0" + b
+
+
+class GltfDoc:
+    """A two-joint skinned strip (8 vertices, 6 triangles) with one clip, as test_gltf_io.cpp's."""
+
+    def __init__(self):
+        self.bin = b""
+        self.doc = {"asset": {"version": "2.0"}, "bufferViews": [], "accessors": []}
+        pos = [c for k in range(4) for s in range(2) for c in (0.5 * s, 0.75 * k, 0.0)]
+        tri = []
+        for k in range(3):
+            tri += [2 * k, 2 * k + 1, 2 * k + 3, 2 * k, 2 * k + 3, 2 * k + 2]
+        joints = [j for v in range(8) for j in (0, 1, 0, 0)]
+        weights = [w for v in range(8) for w in (1 - (v // 2) / 3, (v // 2) / 3, 0, 0)]
+        P = self.add(struct.pack("<24f", *pos), 5126, "VEC3", 8)
+        self.doc["accessors"][P].update({"min": [0, 0, 0], "max": [0.5, 2.25, 0]})
+        I = self.add(struct.pack("<18H", *tri), 5123, "SCALAR", 18)
+        J = self.add(bytes(joints), 5121, "VEC4", 8)
+        W = self.add(struct.pack("<32f", *weights), 5126, "VEC4", 8)
+        ibm = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1]
+        IBM = self.add(struct.pack("<32f", *ibm), 5126, "MAT4", 2)
+        T = self.add(struct.pack("<2f", 0, 1), 5126, "SCALAR", 2)
+        h = 0.5 ** 0.5
+        R = self.add(struct.pack("<8f", 0, 0, 0, 1, 0, 0, h, h), 5126, "VEC4", 2)
+        Tr = self.add(struct.pack("<6f", 0, 0, 0, 2, 0, 0), 5126, "VEC3", 2)
+        self.doc.update({
+            "meshes": [{"name": "strip", "primitives": [
+                {"attributes": {"POSITION": P, "JOINTS_0": J, "WEIGHTS_0": W}, "indices": I}]}],
+            "nodes": [{"name": "root", "children": [1]}, {"name": "tip", "translation": [0, 1, 0]},
+                      {"name": "body", "mesh": 0, "skin": 0}],
+            "skins": [{"name": "rig", "joints": [0, 1], "inverseBindMatrices": IBM}],
+            "scenes": [{"nodes": [0, 2]}], "scene": 0,
+            "animations": [{"name": "bend", "samplers": [
+                {"input": T, "output": R, "interpolation": "LINEAR"},
+                {"input": T, "output": Tr, "interpolation": "STEP"}], "channels": [
+                {"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                {"sampler": 1, "target": {"node": 0, "path": "translation"}}]}]})
+
+    def view(self, data, stride=0):
+        self.bin += b"\0" * (-len(self.bin) % 4)
+        v = {"buffer": 0, "byteOffset": len(self.bin), "byteLength": len(data)}
+        if stride:
+            v["byteStride"] = stride
+        self.bin += data
+        self.doc["bufferViews"].append(v)
+        return len(self.doc["bufferViews"]) - 1
+
+    def accessor(self, a):
+        self.doc["accessors"].append(a)
+        return len(self.doc["accessors"]) - 1
+
+    def add(self, data, component, type_, count):
+        return self.accessor({"bufferView": self.view(data), "componentType": component, "type": type_,
+                              "count": count})
+
+    def prim(self):
+        return self.doc["meshes"][0]["primitives"][0]
+
+    def glb(self):
+        return glb(self.doc, self.bin)
+
+
+def write_gltf_cases():
+    import json
+    g = "gltf/"
+    put("valid/strip.glb", GltfDoc().glb())
+    d = GltfDoc()
+    doc = dict(d.doc)
+    doc["buffers"] = [{"byteLength": len(d.bin), "uri": "strip.bin"}]
+    put("valid/strip.gltf", json.dumps(doc, indent=1))
+    put("valid/strip.bin", d.bin)
+
+    put(g + "empty.glb", b"")
+    put(g + "binary_garbage.glb", GARBAGE)
+    put(g + "obj_text.glb", TRI3)
+    put(g + "bad_json.gltf", '{"asset": {"version": "2.0"}, "nodes": [')
+    full = GltfDoc().glb()
+    put(g + "truncated.glb", full[:len(full) - 100])
+    put(g + "header_only.glb", full[:12])
+
+    def case(name, edit):
+        d = GltfDoc()
+        edit(d)
+        put(g + name, d.glb())
+
+    case("no_skin.glb", lambda d: d.doc["nodes"][2].pop("skin"))
+    case("no_meshes.glb", lambda d: (d.doc.pop("meshes"), d.doc["nodes"][2].pop("mesh")))
+    case("position_past_view.glb", lambda d: d.doc["accessors"][0].update(count=9))
+    case("accessor_missing.glb", lambda d: d.prim()["attributes"].update(POSITION=42))
+    case("view_past_buffer.glb", lambda d: d.doc["bufferViews"][0].update(byteLength=100000))
+    case("stride_too_small.glb", lambda d: d.doc["bufferViews"][0].update(byteStride=8))
+    case("index_out_of_range.glb",
+         lambda d: d.prim().update(indices=d.add(struct.pack("<3H", 0, 1, 8), 5123, "SCALAR", 3)))
+    case("indices_not_triangles.glb",
+         lambda d: d.prim().update(indices=d.add(struct.pack("<4H", 0, 1, 2, 3), 5123, "SCALAR", 4)))
+    case("nan_position.glb", lambda d: d.prim()["attributes"].update(
+        POSITION=d.add(struct.pack("<24f", *([0.0] * 4 + [float("nan")] + [0.0] * 19)), 5126, "VEC3", 8)))
+    case("no_position.glb", lambda d: d.prim()["attributes"].pop("POSITION"))
+    case("joints_without_weights.glb", lambda d: d.prim()["attributes"].pop("WEIGHTS_0"))
+    case("zero_weights.glb", lambda d: d.prim()["attributes"].update(
+        WEIGHTS_0=d.add(struct.pack("<32f", *([0.0] * 4 + [1.0, 0, 0, 0] * 7)), 5126, "VEC4", 8)))
+    case("joint_out_of_range.glb", lambda d: d.prim()["attributes"].update(
+        JOINTS_0=d.add(bytes([0, 1, 0, 0] * 2 + [0, 7, 0, 0] + [0, 1, 0, 0] * 5), 5121, "VEC4", 8)))
+    case("weights_wrong_count.glb", lambda d: d.prim()["attributes"].update(
+        WEIGHTS_0=d.add(struct.pack("<28f", *([1.0, 0, 0, 0] * 7)), 5126, "VEC4", 7)))
+    case("negative_scale_joint.glb", lambda d: d.doc["nodes"][1].update(scale=[1, -1, 1]))
+    case("mirrored_joint_matrix.glb", lambda d: d.doc["nodes"][0].update(
+        matrix=[-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]))
+    case("joint_listed_twice.glb", lambda d: d.doc["skins"][0].update(joints=[0, 1, 0]))
+    case("joint_missing.glb", lambda d: d.doc["skins"][0].update(joints=[0, 9]))
+    case("node_cycle.glb", lambda d: d.doc["nodes"][1].update(children=[0]))
+    case("two_parents.glb", lambda d: (d.doc["nodes"][2].update(children=[1])))
+    case("ibm_too_few.glb", lambda d: d.doc["skins"][0].update(
+        inverseBindMatrices=d.add(struct.pack("<16f", *([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1])),
+                                  5126, "MAT4", 1)))
+    case("ibm_singular.glb", lambda d: d.doc["skins"][0].update(
+        inverseBindMatrices=d.add(struct.pack("<32f", *([0.0] * 15 + [1.0]) * 2), 5126, "MAT4", 2)))
+    case("ibm_not_affine.glb", lambda d: d.doc["skins"][0].update(
+        inverseBindMatrices=d.add(struct.pack("<32f", *([1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] * 2)),
+                                  5126, "MAT4", 2)))
+    case("times_not_increasing.glb", lambda d: d.doc["animations"][0]["samplers"][0].update(
+        input=d.add(struct.pack("<2f", 0.5, 0.5), 5126, "SCALAR", 2)))
+    case("negative_time.glb", lambda d: d.doc["animations"][0]["samplers"][0].update(
+        input=d.add(struct.pack("<2f", -1, 1), 5126, "SCALAR", 2)))
+    case("cubic_one_key.glb", lambda d: d.doc["animations"][0]["samplers"][1].update(
+        interpolation="CUBICSPLINE", input=d.add(struct.pack("<f", 0), 5126, "SCALAR", 1),
+        output=d.add(struct.pack("<9f", *([0.0] * 9)), 5126, "VEC3", 3)))
+    case("cubic_wrong_count.glb", lambda d: d.doc["animations"][0]["samplers"][1].update(interpolation="CUBICSPLINE"))
+    case("unknown_interpolation.glb", lambda d: d.doc["animations"][0]["samplers"][1].update(interpolation="BEZIER"))
+    case("negative_scale_key.glb", lambda d: (
+        d.doc["animations"][0]["samplers"][1].update(
+            output=d.add(struct.pack("<6f", 1, 1, 1, 1, -1, 1), 5126, "VEC3", 2)),
+        d.doc["animations"][0]["channels"][1]["target"].update(path="scale")))
+    case("channel_node_missing.glb", lambda d: d.doc["animations"][0]["channels"][0]["target"].update(node=12))
+    case("sampler_missing.glb", lambda d: d.doc["animations"][0]["channels"][0].update(sampler=5))
+    def matrix_node(d):
+        d.doc["nodes"][1].pop("translation")
+        d.doc["nodes"][1]["matrix"] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1]
+
+    case("animated_matrix_node.glb", matrix_node)
+    case("draco_required.glb", lambda d: d.doc.update(extensionsUsed=["KHR_draco_mesh_compression"],
+                                                       extensionsRequired=["KHR_draco_mesh_compression"]))
+    case("huge_count_without_view.glb", lambda d: d.prim()["attributes"].update(
+        POSITION=d.accessor({"componentType": 5126, "type": "VEC3", "count": 2 ** 40})))
+
+    def sparse(d, indices, count=2):
+        a = dict(d.doc["accessors"][0])
+        a["sparse"] = {"count": count,
+                       "indices": {"bufferView": d.view(bytes(indices)), "componentType": 5121},
+                       "values": {"bufferView": d.view(struct.pack("<6f", 1, 2, 3, 4, 5, 6))}}
+        d.prim()["attributes"]["POSITION"] = d.accessor(a)
+
+    case("sparse_not_increasing.glb", lambda d: sparse(d, [6, 2]))
+    case("sparse_index_out_of_range.glb", lambda d: sparse(d, [2, 9]))
+    case("sparse_values_short.glb", lambda d: sparse(d, [1, 2, 3], count=3))
+
+
 if __name__ == "__main__":
     write_valid()
     write_valid_readers()
@@ -667,3 +836,4 @@ if __name__ == "__main__":
     write_anim_cases()
     write_npy_cases()
     write_scene_cases()
+    write_gltf_cases()

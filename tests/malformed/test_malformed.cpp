@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fastcd/io/anim_io.hpp"
+#include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/npy.hpp"
 #include "fastcd/io/pc2_io.hpp"
@@ -29,7 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Reader { obj, obj2d, off, mesh, msh, tetgen, tgf, dmat, pc2, anim2d, bones3d, points3d, npy, scene };
+enum class Reader { obj, obj2d, off, mesh, msh, tetgen, tgf, dmat, pc2, anim2d, bones3d, points3d, npy, scene, gltf };
 
 const char* function_of(Reader r) {
   switch (r) {
@@ -61,6 +62,8 @@ const char* function_of(Reader r) {
       return "read_npy";
     case Reader::scene:
       return "load_scene";
+    case Reader::gltf:
+      return "read_gltf";
   }
   return "?";
 }
@@ -113,6 +116,9 @@ void run(Reader r, const std::string& file) {
       break;
     case Reader::scene:
       load_scene(file);
+      break;
+    case Reader::gltf:
+      read_gltf(file);
       break;
   }
 }
@@ -394,6 +400,70 @@ const std::vector<Case> kCases = {
     {R::npy, "npy/non_ascii_header.npy", "non-ASCII header"},
     {R::npy, "npy/binary_garbage.npy", "bad magic string"},
     {R::npy, "npy/key_with_control_chars.npy", "unexpected key 'for??tran_order' in header"},  // fuzz_npy finding
+    // ----------------------------------------------------------------------------- glTF
+    {R::gltf, "gltf/accessor_missing.glb",
+     "mesh 0 ('strip') primitive 0 POSITION: accessor 42 does not exist (the file has 8)"},
+    {R::gltf, "gltf/animated_matrix_node.glb",
+     "animation 'bend' channel 0: targets node 1 ('tip'), whose transform is a matrix (not animatable)"},
+    {R::gltf, "gltf/bad_json.gltf",
+     "not valid glTF: [json.exception.parse_error.101] parse error at line 1, column 41"},
+    {R::gltf, "gltf/binary_garbage.glb", "not a glTF file (neither the binary 'glTF' magic nor a JSON object)"},
+    {R::gltf, "gltf/channel_node_missing.glb", "animation 'bend' channel 0: target node 12 does not exist"},
+    {R::gltf, "gltf/cubic_one_key.glb", "animation 'bend' channel 1: CUBICSPLINE needs at least 2 keys, has 1"},
+    {R::gltf, "gltf/cubic_wrong_count.glb",
+     "animation 'bend' channel 1: 2 output values for 2 keys (CUBICSPLINE needs 3 per key)"},
+    {R::gltf, "gltf/draco_required.glb",
+     "requires the extension KHR_draco_mesh_compression, which fastcd cannot decode"},
+    {R::gltf, "gltf/empty.glb", "file is empty"},
+    {R::gltf, "gltf/header_only.glb", "truncated .glb: the header declares 2084 bytes, the file has 12"},
+    {R::gltf, "gltf/huge_count_without_view.glb",
+     "POSITION: accessor 8: 1099511627776 elements without a buffer view is too many"},
+    {R::gltf, "gltf/ibm_not_affine.glb",
+     "skin 0 ('rig'): inverse bind matrix 0 is not affine (last row must be 0 0 0 1)"},
+    {R::gltf, "gltf/ibm_singular.glb", "skin 0 ('rig'): inverse bind matrix 0 is singular"},
+    {R::gltf, "gltf/ibm_too_few.glb", "skin 0 ('rig'): 1 inverse bind matrices for 2 joints"},
+    {R::gltf, "gltf/index_out_of_range.glb",
+     "mesh 0 ('strip') primitive 0: index 8 (entry 2) is beyond its 8 vertices"},
+    {R::gltf, "gltf/indices_not_triangles.glb",
+     "mesh 0 ('strip') primitive 0: 4 indices is not a whole number of triangles"},
+    {R::gltf, "gltf/joint_listed_twice.glb", "skin 0 ('rig'): node 0 ('root') is listed twice as a joint"},
+    {R::gltf, "gltf/joint_missing.glb", "skin 0 ('rig'): joint node 9 does not exist"},
+    {R::gltf, "gltf/joint_out_of_range.glb",
+     "primitive 0: vertex 2 names joint 7 (JOINTS_0), but the skin has 2 joints"},
+    {R::gltf, "gltf/joints_without_weights.glb", "mesh 0 ('strip') primitive 0 has JOINTS_0 without its WEIGHTS_0"},
+    {R::gltf, "gltf/mirrored_joint_matrix.glb",
+     "node 0 ('root') (a joint of skin 0 ('rig')) has a negative scale (matrix determinant < 0)"},
+    {R::gltf, "gltf/nan_position.glb", "POSITION: accessor 8 holds a non-finite value at element 1, component 1"},
+    {R::gltf, "gltf/negative_scale_joint.glb",
+     "node 1 ('tip') (a joint of skin 0 ('rig')) has a negative scale (1, -1, 1): mirrored joints are not supported"},
+    {R::gltf, "gltf/negative_scale_key.glb",
+     "animation 'bend' channel 1: scale key 1 of node 0 ('root') is negative (1, -1, 1)"},
+    {R::gltf, "gltf/negative_time.glb", "animation 'bend' channel 0: key time -1 is negative"},
+    {R::gltf, "gltf/no_meshes.glb", "the file has no meshes"},
+    {R::gltf, "gltf/no_position.glb", "mesh 0 ('strip') primitive 0 has no POSITION attribute"},
+    {R::gltf, "gltf/no_skin.glb",
+     "no skinned mesh (no node has both a mesh and a skin): fastcd needs a rigged character"},
+    {R::gltf, "gltf/node_cycle.glb", "node 0 ('root') is its own ancestor (a cycle in the node hierarchy)"},
+    {R::gltf, "gltf/obj_text.glb", "not a glTF file"},
+    {R::gltf, "gltf/position_past_view.glb",
+     "POSITION: accessor 0 (9 elements from byte 0) reads past the end of its buffer view (96 bytes)"},
+    {R::gltf, "gltf/sampler_missing.glb", "animation 'bend' channel 0: sampler 5 does not exist"},
+    {R::gltf, "gltf/sparse_index_out_of_range.glb",
+     "POSITION: accessor 8: sparse index 9 is beyond the accessor's 8 elements"},
+    {R::gltf, "gltf/sparse_not_increasing.glb",
+     "POSITION: accessor 8: sparse indices are not strictly increasing at entry 1"},
+    {R::gltf, "gltf/sparse_values_short.glb",
+     "POSITION: accessor 8: sparse values read past the end of their buffer view"},
+    {R::gltf, "gltf/stride_too_small.glb", "POSITION: accessor 0: byteStride 8 is smaller than an element"},
+    {R::gltf, "gltf/times_not_increasing.glb",
+     "animation 'bend' channel 0: key times are not strictly increasing at key 1 (0.5, 0.5)"},
+    {R::gltf, "gltf/truncated.glb", "truncated .glb: the header declares 2084 bytes, the file has 1984"},
+    {R::gltf, "gltf/two_parents.glb", "node 1 ('tip') is a child of both node 0 ('root') and node 2 ('body')"},
+    {R::gltf, "gltf/unknown_interpolation.glb", "animation 'bend' channel 1: unknown interpolation 'BEZIER'"},
+    {R::gltf, "gltf/view_past_buffer.glb",
+     "buffer view 0 (bytes 0 + 100000) runs past the end of buffer 0 (484 bytes): truncated file?"},
+    {R::gltf, "gltf/weights_wrong_count.glb", "primitive 0: JOINTS_0 / WEIGHTS_0 have 8 / 7 entries for 8 vertices"},
+    {R::gltf, "gltf/zero_weights.glb", "primitive 0: vertex 0 has joint weights summing to 0: no joint moves it"},
     // ------------------------------------------------------------- scenes (load_scene)
     // Side files live in scene/base/ (valid) and scene/side/ (broken); errors of a side file
     // come from its reader and name that file.
@@ -547,7 +617,7 @@ TEST(MalformedCorpus, EveryFileHasARowAndEveryRowAFile) {
     }
   }
   for (const char* dir :
-       {"obj", "obj2d", "off", "mesh", "msh", "tetgen", "tgf", "dmat", "pc2", "anim2d", "anim3d", "npy"})
+       {"obj", "obj2d", "off", "mesh", "msh", "tetgen", "tgf", "dmat", "pc2", "anim2d", "anim3d", "npy", "gltf"})
     for (const auto& e : fs::directory_iterator(corpus(dir))) {
       const std::string rel = std::string(dir) + "/" + e.path().filename().string();
       EXPECT_TRUE(rows.count(rel)) << rel << " has no row in kCases";
@@ -593,6 +663,8 @@ TEST(MalformedCorpus, ValidBaseFilesLoad) {
       {R::points3d, "valid/points_anim.txt"},
       {R::npy, "valid/matrix.npy"},
       {R::npy, "valid/ints.npy"},
+      {R::gltf, "valid/strip.glb"},
+      {R::gltf, "valid/strip.gltf"},
       {R::scene, "scene/base/cube.json"},
       {R::scene, "scene/base/cube_bones.json"},
       {R::scene, "scene/base/cube_msh.json"},

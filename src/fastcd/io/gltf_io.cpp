@@ -220,6 +220,15 @@ tinygltf::Model load_model(const std::string& path) {
   bool ok = false;
   try {
     if (bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0) {
+      // A clearer message than tinygltf's "Invalid glTF binary." for the commonest damage.
+      std::uint32_t declared = 0;
+      if (bytes.size() >= 12) std::memcpy(&declared, bytes.data() + 8, 4);
+      if (bytes.size() < 12 || declared > bytes.size())
+        detail::fail_file(
+            kFn, path,
+            "truncated .glb: " + (bytes.size() < 12 ? std::string("shorter than the 12-byte header")
+                                                    : "the header declares " + std::to_string(declared) +
+                                                          " bytes, the file has " + std::to_string(bytes.size())));
       ok = loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
                                        static_cast<unsigned int>(bytes.size()), base);
     } else {
