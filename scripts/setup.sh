@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   build-essential cmake ninja-build pkgconf ccache clang-format
   libeigen3-dev libspectra-dev libsuitesparse-dev libopenblas-dev libtbb-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libnglib-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
 )

@@ -1,0 +1,105 @@
+// Netgen tetrahedralisation: the surface is kept bit for bit, the tets fill exactly the
+// enclosed volume with positive orientation, and bad surfaces are refused by name.
+#include "fastcd/meshing/tetrahedralize.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string>
+
+#include "fastcd/geometry/boundary_facets.hpp"
+#include "fastcd/io/gltf_io.hpp"
+#include "fastcd/meshing/surface.hpp"
+#include "io/io_test_util.hpp"
+#include "meshing/meshing_test_util.hpp"
+#include "test_util.hpp"
+
+namespace fastcd {
+namespace {
+
+// Checks what every tetrahedralisation must give: the input vertices first and unchanged,
+// positive tets whose volumes sum to the enclosed volume, and a boundary that is exactly the
+// input triangles.
+void expect_fills(const MatrixXd& V, const MatrixXi& F, const TetMesh& m) {
+  ASSERT_GE(m.X.rows(), V.rows());
+  EXPECT_EQ(m.surface_vertices, V.rows());
+  EXPECT_TRUE(test::same_matrix(m.X.topRows(V.rows()), V));
+  double volume = 0;
+  for (Index t = 0; t < m.T.rows(); ++t) {
+    const Eigen::Vector3d a = m.X.row(m.T(t, 0)), b = m.X.row(m.T(t, 1)), c = m.X.row(m.T(t, 2)),
+                          d = m.X.row(m.T(t, 3));
+    const double v = (b - a).cross(c - a).dot(d - a) / 6;
+    EXPECT_GT(v, 0) << "tet " << t;
+    volume += v;
+  }
+  const double enclosed = check_surface(V, F).volume;
+  EXPECT_NEAR(volume, enclosed, 1e-12 * enclosed);
+  // Boundary faces of the tets = the input triangles (as unordered triples).
+  const BoundaryFacets bf = boundary_facets(m.T);
+  std::set<std::array<int, 3>> want, got;
+  for (Index f = 0; f < F.rows(); ++f) {
+    std::array<int, 3> k{F(f, 0), F(f, 1), F(f, 2)};
+    std::sort(k.begin(), k.end());
+    want.insert(k);
+  }
+  for (Index f = 0; f < bf.F.rows(); ++f) {
+    std::array<int, 3> k{bf.F(f, 0), bf.F(f, 1), bf.F(f, 2)};
+    std::sort(k.begin(), k.end());
+    got.insert(k);
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_GT(m.min_dihedral, 0);
+  EXPECT_GE(m.seconds, 0);
+}
+
+TEST(Tetrahedralize, FillsACubeSilently) {
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  const TetMesh m = tetrahedralize(V, F);
+  const std::string out = testing::internal::GetCapturedStdout(), err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out, "") << "Netgen printed to stdout";
+  EXPECT_EQ(err, "") << "Netgen printed to stderr";
+  EXPECT_EQ(m.mesher, "netgen");
+  expect_fills(V, F, m);
+}
+
+TEST(Tetrahedralize, KeepsTheFoxSkin) {
+  const GltfCharacter c = read_gltf(test::shared_data("khronos-gltf/Fox.glb"));
+  const WeldedSurface w = weld_surface(c.meshes[0].V, c.meshes[0].F);
+  const TetMesh m = tetrahedralize(w.V, w.F);
+  expect_fills(w.V, w.F, m);
+  EXPECT_GT(m.min_dihedral, 1.0);  // research: 2.9 degrees (TetGen -pYq1.414: 0.13)
+  RecordProperty("tets", std::to_string(m.T.rows()));
+  RecordProperty("min_dihedral_deg", test::sci(m.min_dihedral));
+  RecordProperty("seconds", test::sci(m.seconds));
+}
+
+TEST(Tetrahedralize, RefusesSurfacesThatBoundNoSolid) {
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  const MatrixXi open = F.topRows(11);
+  test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(V, open); },
+                                                 "the surface does not bound a solid: 3 open edges");
+  const MatrixXi inward = F.rowwise().reverse();
+  test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(V, inward); }, "oriented inward");
+  MatrixXd V2;
+  MatrixXi F2;
+  test::unit_cube_surface(V2, F2, Eigen::RowVector3d(0.5, 0.5, 0.5));
+  MatrixXd VV(16, 3);
+  VV << V, V2;
+  MatrixXi FF(24, 3);
+  FF << F, (F2.array() + 8).matrix();
+  test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(VV, FF); }, "self-intersections (triangles");
+  MatrixXd extra(9, 3);
+  extra << V, 5, 5, 5;
+  test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(extra, F); }, "vertex 8 is used by no triangle");
+}
+
+}  // namespace
+}  // namespace fastcd
