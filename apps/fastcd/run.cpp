@@ -23,7 +23,9 @@
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/fastcd.hpp"
 #include "fastcd/geometry/simplex.hpp"
+#include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/parse_util.hpp"
+#include "fastcd/scene/gltf_scene.hpp"
 #include "output_folder.hpp"
 #include "progress.hpp"
 #if FASTCD_HAVE_VIZ
@@ -41,7 +43,54 @@ struct RunSettings {
   std::string leak = "auto", rig = "auto", material;
   double gravity = 0.0;
   bool dynamics = true, video = true, force = false, profile = false;
+  // glTF characters only (0 / empty: the defaults of GltfSceneOptions).
+  std::string clip;
+  bool list_clips = false;
+  double metres_per_unit = 0, ym = 0, pr = -2, rho = 0, dt = 0;
+  bool gltf_option_given() const {
+    return !clip.empty() || list_clips || metres_per_unit > 0 || ym > 0 || pr > -2 || rho > 0 || dt > 0;
+  }
 };
+
+/// Loads the run's input: a glTF character or a scene JSON.
+Scene load_input(const RunSettings& st) {
+  if (!is_gltf_file(st.scene)) {
+    if (st.gltf_option_given())
+      throw std::invalid_argument(
+          "--clip, --list-clips, --scale, --ym, --pr, --rho and --dt are for glTF characters; a scene JSON gives "
+          "its own material and time step");
+    SceneOptions so;
+    so.rig = st.rig;
+    so.material = st.material;
+    return load_scene(st.scene, so);
+  }
+  if (st.rig != "auto" && st.rig != "lbs")
+    throw std::invalid_argument("--rig " + st.rig + ": a glTF character is rigged by its skin (lbs)");
+  GltfSceneOptions go;
+  go.clip = st.clip;
+  if (st.metres_per_unit > 0) go.metres_per_unit = st.metres_per_unit;
+  if (st.ym > 0) go.ym = st.ym;
+  if (st.pr > -2) go.pr = st.pr;
+  if (st.rho > 0) go.rho = st.rho;
+  if (st.dt > 0) go.dt = st.dt;
+  std::fprintf(stdout, "meshing the skin and sampling the clip (glTF, YM %g Pa, pr %g, rho %g kg/m^3)\n", go.ym, go.pr,
+               go.rho);
+  std::fflush(stdout);
+  Scene s = load_gltf_scene(st.scene, go);
+  for (const std::string& n : s.notes) std::fprintf(stdout, "  %s\n", n.c_str());
+  return s;
+}
+
+/// --list-clips: the clips of a glTF character, one per line.
+int list_clips(const RunSettings& st) {
+  if (!is_gltf_file(st.scene)) throw std::invalid_argument("--list-clips needs a .glb or .gltf character");
+  const GltfCharacter c = read_gltf(st.scene);
+  if (c.clips.empty()) std::printf("%s has no animation\n", st.scene.c_str());
+  for (std::size_t i = 0; i < c.clips.size(); ++i)
+    std::printf("%zu  %-24s %8.3f s  %zu channels\n", i, c.clips[i].name.c_str(), c.clips[i].duration,
+                c.clips[i].channels.size());
+  return 0;
+}
 
 /// The preview's sampling: every `stride`-th simulated frame, played at `fps`, so that it plays
 /// in real time at about 30 frames per second (a 100 Hz run keeps every 3rd frame, at 33 fps).
@@ -239,12 +288,9 @@ int run_scene(const RunSettings& st) {
   const StageLines stage_lines;
   clock.next("loading (scene, weights, poses, embedding)");
   set_phase("loading the scene");
-  SceneOptions so;
-  so.rig = st.rig;
-  so.material = st.material;
   std::fprintf(stdout, "loading %s\n", st.scene.c_str());
   std::fflush(stdout);
-  const Scene scene = load_scene(st.scene, so);
+  const Scene scene = load_input(st);
   check_interrupt("loading the scene");
   clock.next("setup (output folder, options)");
   const Rig& rig = *scene.rig;
@@ -270,6 +316,10 @@ int run_scene(const RunSettings& st) {
   run.clusters = st.clusters;
   run.leak = st.leak;
   run.gravity = st.gravity;
+  if (scene.metres_per_normalised_unit > 0) {  // physical units: m / s^2 -> normalised units / s^2
+    run.gravity = st.gravity / scene.metres_per_normalised_unit;
+    if (st.gravity != 0) std::fprintf(stdout, "gravity %g m/s^2 along the file's -Y\n", st.gravity);
+  }
   run.dynamics = st.dynamics;
   const SimulationOptions so_sim = scene_simulation_options(scene, run);
   const CDOptions& o = so_sim.cd;
@@ -619,7 +669,9 @@ void register_run(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run",
                                      "Simulate a scene (Complementary Dynamics release JSON) and bake it: "
                                      "OBJ sequence, PC2 + rest OBJ, preview.mp4, run.json");
-  cmd->add_option("scene", st->scene, "scene JSON file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("scene", st->scene, "scene JSON file, or a skinned, animated glTF 2.0 character (.glb / .gltf)")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("--out", st->out, "output folder (default runs/<scene>)");
   cmd->add_option("--solver", st->solver, "full or fast")
       ->check(CLI::IsMember({"full", "fast"}))
@@ -647,12 +699,29 @@ void register_run(CLI::App& app) {
                   "arap: run a scene that asks for another material (neo-Hookean, ...) as ARAP; without it such a "
                   "scene is refused")
       ->check(CLI::IsMember({"arap"}));
-  cmd->add_option("--gravity", st->gravity, "gravity along -y, in normalised scene units / s^2 (default off)");
+  cmd->add_option("--gravity", st->gravity,
+                  "gravity along -y (default off): m/s^2 for a glTF character, normalised scene units / s^2 for a "
+                  "scene JSON");
+  cmd->add_option("--clip", st->clip, "glTF: the animation clip, by name or index (default: the first)");
+  cmd->add_flag("--list-clips", st->list_clips, "glTF: list the clips and exit");
+  cmd->add_option("--scale", st->metres_per_unit, "glTF: metres per file unit (default 1, as glTF specifies)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--ym", st->ym, "glTF: Young's modulus, Pa (default 2e4)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pr", st->pr, "glTF: Poisson's ratio (default 0.45)")->check(CLI::Range(-0.999, 0.499));
+  cmd->add_option("--rho", st->rho, "glTF: density, kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--dt", st->dt, "glTF: time step, s (default 1/60; the clip is sampled at it)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-dynamics", st->dynamics, "switch dynamics off (bakes the rig alone)");
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");
   cmd->add_flag("--profile", st->profile, "print the wall time of every phase (always in run.json's \"profile\")");
   cmd->add_flag("--force", st->force, "replace an earlier bake (a non-empty output folder holding run.json)");
-  cmd->callback([st] { is_characters_file(st->scene) ? run_characters(*st) : run_scene(*st); });
+  cmd->callback([st] {
+    if (st->list_clips) {
+      list_clips(*st);
+      return;
+    }
+    (!is_gltf_file(st->scene) && is_characters_file(st->scene)) ? run_characters(*st) : run_scene(*st);
+  });
 }
 
 }  // namespace fastcd::cli

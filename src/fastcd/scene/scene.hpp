@@ -54,6 +54,10 @@ struct Scene {
   std::string output_obj;
   std::vector<std::string> input_files;  ///< every file the scene read (absolute, normalised)
   std::vector<std::string> warnings;     ///< things the user should know (renormalised weights, ...)
+  std::vector<std::string> notes;        ///< what loading did (glTF: weld, tets, weights), for the log
+  /// Metres per normalised unit when the scene is in physical units (glTF characters); 0 for
+  /// the releases' scenes, whose material and gravity are given in normalised units.
+  double metres_per_normalised_unit = 0;
 };
 
 /// Loads a scene JSON; docs/scene-format.md lists every key, its type, units, default and which

@@ -1,0 +1,68 @@
+#include "fastcd/geometry/harmonic_weights.hpp"
+
+#include <Eigen/SparseCholesky>
+#include <algorithm>
+#include <vector>
+
+#include "fastcd/common/cancel.hpp"
+#include "fastcd/common/check.hpp"
+#include "fastcd/common/submatrix.hpp"
+#include "fastcd/geometry/dirichlet_laplacian.hpp"
+
+namespace fastcd {
+
+HarmonicExtension harmonic_extension(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                                     const Eigen::Ref<const VectorXi>& known,
+                                     const Eigen::Ref<const MatrixXd>& W_known) {
+  check_mesh(X, T, "harmonic_extension");
+  const Index n = X.rows(), k = W_known.cols();
+  FASTCD_CHECK(W_known.rows() == known.size(), "W_known has ", W_known.rows(), " rows for ", known.size(),
+               " known vertices");
+  FASTCD_CHECK(k >= 1, "W_known has no columns");
+  FASTCD_CHECK(known.size() >= 1, "no known vertex");
+  check_indices(known, n, "known", "harmonic_extension");
+  check_finite(W_known, "W_known", "harmonic_extension");
+  FASTCD_CHECK(W_known.minCoeff() >= 0, "W_known has a negative weight (", W_known.minCoeff(), ")");
+  HarmonicExtension out;
+  out.W = MatrixXd::Zero(n, k);
+  std::vector<char> given(static_cast<std::size_t>(n), 0);
+  for (Index i = 0; i < known.size(); ++i) {
+    FASTCD_CHECK(!given[static_cast<std::size_t>(known[i])], "vertex ", known[i], " is listed twice in known");
+    given[static_cast<std::size_t>(known[i])] = 1;
+    out.W.row(known[i]) = W_known.row(i);
+  }
+  std::vector<Index> slot;
+  const Index nf = keep_slots(n, known, slot);
+  if (nf == 0) return out;
+  const SparseMatrix K = dirichlet_laplacian(X, T);
+  MatrixXd rhs = MatrixXd::Zero(nf, k);
+  for (Index c = 0; c < K.outerSize(); ++c) {
+    if (!given[static_cast<std::size_t>(c)]) continue;
+    for (SparseMatrix::InnerIterator it(K, c); it; ++it)
+      if (slot[static_cast<std::size_t>(it.row())] >= 0)
+        rhs.row(slot[static_cast<std::size_t>(it.row())]) -= it.value() * out.W.row(c);
+  }
+  detail::throw_if_cancelled("harmonic_extension");
+  Eigen::SimplicialLDLT<SparseMatrix> solver(principal_submatrix(K, slot, nf));
+  FASTCD_ENSURE(solver.info() == Eigen::Success && (solver.vectorD().array() > 0).all(),
+                "the harmonic system is singular: part of the mesh touches no vertex with given weights");
+  const MatrixXd Wf = solver.solve(rhs);
+  FASTCD_ENSURE(Wf.allFinite(), "the harmonic solve produced non-finite weights");
+  for (Index v = 0; v < n; ++v) {
+    const Index s = slot[static_cast<std::size_t>(v)];
+    if (s < 0) continue;
+    Eigen::RowVectorXd w = Wf.row(s);
+    for (Index j = 0; j < k; ++j)
+      if (w[j] < 0) {
+        out.most_negative = std::min(out.most_negative, w[j]);
+        ++out.clamped;
+        w[j] = 0;
+      }
+    const double sum = w.sum();
+    FASTCD_ENSURE(sum > 0, "vertex ", v, " gets no positive harmonic weight");
+    out.W.row(v) = w / sum;
+  }
+  return out;
+}
+
+}  // namespace fastcd
