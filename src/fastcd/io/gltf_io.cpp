@@ -547,7 +547,7 @@ void read_meshes(const Reader& r, GltfCharacter& c) {
 
 // Negative scale keys on a node that moves joints mirror them over time: refused like a
 // negative rest scale.
-void check_scale_keys(const Reader& r, const GltfCharacter& c, const std::string& who, const GltfChannel& ch) {
+void check_scale_keys(const Reader& r, const std::string& who, const GltfChannel& ch) {
   const bool cubic = ch.interpolation == GltfInterpolation::CubicSpline;
   for (Index k = 0; k < ch.times.size(); ++k) {
     const Eigen::RowVectorXd v = ch.values.row(cubic ? 3 * k + 1 : k);
@@ -555,7 +555,6 @@ void check_scale_keys(const Reader& r, const GltfCharacter& c, const std::string
       r.fail(who + ": scale key " + std::to_string(k) + " of " + r.node_name(ch.node) + " is negative (" + num(v[0]) +
              ", " + num(v[1]) + ", " + num(v[2]) + "): mirrored joints are not supported");
   }
-  (void)c;
 }
 
 void read_clips(const Reader& r, GltfCharacter& c) {
@@ -612,7 +611,7 @@ void read_clips(const Reader& r, GltfCharacter& c) {
       if (out.values.rows() != (cubic ? 3 : 1) * keys)
         r.fail(who + ": " + std::to_string(out.values.rows()) + " output values for " + std::to_string(keys) + " keys" +
                (cubic ? " (CUBICSPLINE needs 3 per key)" : ""));
-      if (out.path == GltfPath::Scale) check_scale_keys(r, c, who, out);
+      if (out.path == GltfPath::Scale) check_scale_keys(r, who, out);
       clip.duration = std::max(clip.duration, out.times[keys - 1]);
       clip.channels.push_back(std::move(out));
     }

@@ -16,7 +16,7 @@ enum class HandleKind { Bones, Points, Cage };
 
 struct Scene {
   std::string name;
-  std::string layout;  ///< "matlab-2d", "cpp-3d", "matlab-2d-cage" or "matlab-2d-vertex-handles"
+  std::string layout;  ///< "matlab-2d", "cpp-3d", "matlab-2d-cage", "matlab-2d-vertex-handles" or "gltf"
   Index dim = 0;
   MatrixXd X;          ///< #V x dim rest positions, normalised: X = (X_file - center) / scale
   MatrixXi T;          ///< #T x (dim+1) simplices
