@@ -1,9 +1,12 @@
 #include "fastcd/meshing/tetrahedralize.hpp"
 
+#include <dlfcn.h>
 #include <Eigen/Geometry>
+
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <new>
 #include <ostream>
 #include <stdexcept>
 #include <streambuf>
@@ -12,16 +15,27 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/meshing/surface.hpp"
 
+// nglib's declarations only: the library is opened with dlopen on first use (Netgen pulls in
+// OpenCASCADE, MPI and libpython, ~0.1 s of loading and static initialisers that allocate and never
+// free; programs that never mesh should not pay for that).
 namespace nglib {
 #include <nglib.h>
 }
 
-// Netgen's message streams (libmesh exports them; nglib has no switch for its output).
-namespace netgen {
-extern std::ostream* mycout;
-extern std::ostream* myerr;
-extern int printmessage_importance;
-}  // namespace netgen
+#if defined(__SANITIZE_ADDRESS__)
+#define FASTCD_HAS_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FASTCD_HAS_LSAN 1
+#endif
+#endif
+#ifdef FASTCD_HAS_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#ifndef FASTCD_NGLIB_PATH
+#define FASTCD_NGLIB_PATH "libnglib.so"
+#endif
 
 namespace fastcd {
 
@@ -39,23 +53,88 @@ std::mutex& netgen_mutex() {
   return *m;
 }
 
-// Initialises Netgen once and points its messages at a null stream. Caller holds the mutex.
-void netgen_init() {
-  static bool done = false;
-  if (done) return;
-  nglib::Ng_Init();
+// The nglib entry points fastcd uses, looked up by their (Itanium-mangled) names: nglib's API is
+// C++ in namespace nglib, not extern "C".
+struct Netgen {
+  void (*init)() = nullptr;
+  nglib::Ng_Mesh* (*new_mesh)() = nullptr;
+  void (*delete_mesh)(nglib::Ng_Mesh*) = nullptr;
+  void (*add_point)(nglib::Ng_Mesh*, double*) = nullptr;
+  void (*add_surface_element)(nglib::Ng_Mesh*, nglib::Ng_Surface_Element_Type, int*) = nullptr;
+  nglib::Ng_Result (*generate_volume_mesh)(nglib::Ng_Mesh*, nglib::Ng_Meshing_Parameters*) = nullptr;
+  int (*get_np)(nglib::Ng_Mesh*) = nullptr;
+  int (*get_ne)(nglib::Ng_Mesh*) = nullptr;
+  void (*get_point)(nglib::Ng_Mesh*, int, double*) = nullptr;
+  nglib::Ng_Volume_Element_Type (*get_volume_element)(nglib::Ng_Mesh*, int, int*) = nullptr;
+  void (*construct_parameters)(nglib::Ng_Meshing_Parameters*) = nullptr;  // the constructor
+  std::ostream** mycout = nullptr;  // Netgen's message streams (libmesh; nglib has no quiet switch)
+  std::ostream** myerr = nullptr;
+  int* printmessage_importance = nullptr;
+};
+
+template <class T>
+void find_symbol(void* handle, const char* name, T& out) {
+  dlerror();
+  void* p = dlsym(handle, name);
+  FASTCD_ENSURE(p != nullptr, "Netgen's nglib (", FASTCD_NGLIB_PATH, ") lacks the symbol ", name,
+                "; fastcd needs Netgen 6.2 (Debian libnglib-dev)");
+  out = reinterpret_cast<T>(p);
+}
+
+// Under LeakSanitizer: Netgen's static initialisers and Ng_Init allocate registries they never
+// free (ngcore::RegisterClassForArchive); those allocations are not fastcd's leaks.
+struct IgnoreLeaksInScope {
+#ifdef FASTCD_HAS_LSAN
+  IgnoreLeaksInScope() { __lsan_disable(); }
+  ~IgnoreLeaksInScope() { __lsan_enable(); }
+#else
+  IgnoreLeaksInScope() = default;
+#endif
+  IgnoreLeaksInScope(const IgnoreLeaksInScope&) = delete;
+  IgnoreLeaksInScope& operator=(const IgnoreLeaksInScope&) = delete;
+};
+
+// Opens nglib, initialises it and points its messages at a null stream, once; the handle is never
+// closed. Caller holds the mutex.
+const Netgen& netgen() {
+  static Netgen* loaded = nullptr;
+  if (loaded != nullptr) return *loaded;
+  [[maybe_unused]] const IgnoreLeaksInScope ignore;
+  void* handle = dlopen(FASTCD_NGLIB_PATH, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) handle = dlopen("libnglib.so", RTLD_NOW | RTLD_LOCAL);
+  const char* why = handle == nullptr ? dlerror() : nullptr;
+  FASTCD_ENSURE(handle != nullptr, "cannot load Netgen's nglib for tetrahedralisation (", FASTCD_NGLIB_PATH,
+                "): ", why != nullptr ? why : "unknown error", "; install libnglib-dev");
+  auto* n = new Netgen;
+  find_symbol(handle, "_ZN5nglib7Ng_InitEv", n->init);
+  find_symbol(handle, "_ZN5nglib10Ng_NewMeshEv", n->new_mesh);
+  find_symbol(handle, "_ZN5nglib13Ng_DeleteMeshEPPv", n->delete_mesh);
+  find_symbol(handle, "_ZN5nglib11Ng_AddPointEPPvPd", n->add_point);
+  find_symbol(handle, "_ZN5nglib20Ng_AddSurfaceElementEPPvNS_23Ng_Surface_Element_TypeEPi", n->add_surface_element);
+  find_symbol(handle, "_ZN5nglib21Ng_GenerateVolumeMeshEPPvPNS_21Ng_Meshing_ParametersE", n->generate_volume_mesh);
+  find_symbol(handle, "_ZN5nglib8Ng_GetNPEPPv", n->get_np);
+  find_symbol(handle, "_ZN5nglib8Ng_GetNEEPPv", n->get_ne);
+  find_symbol(handle, "_ZN5nglib11Ng_GetPointEPPviPd", n->get_point);
+  find_symbol(handle, "_ZN5nglib19Ng_GetVolumeElementEPPviPi", n->get_volume_element);
+  find_symbol(handle, "_ZN5nglib21Ng_Meshing_ParametersC1Ev", n->construct_parameters);
+  find_symbol(handle, "_ZN6netgen6mycoutE", n->mycout);
+  find_symbol(handle, "_ZN6netgen5myerrE", n->myerr);
+  find_symbol(handle, "_ZN6netgen23printmessage_importanceE", n->printmessage_importance);
+  n->init();
   static NullBuffer* buffer = new NullBuffer;
   static std::ostream* null = new std::ostream(buffer);
-  netgen::mycout = null;
-  netgen::myerr = null;
-  netgen::printmessage_importance = 0;
-  done = true;
+  *n->mycout = null;
+  *n->myerr = null;
+  *n->printmessage_importance = 0;
+  loaded = n;
+  return *n;
 }
 
 struct NetgenMesh {
-  nglib::Ng_Mesh* mesh = nglib::Ng_NewMesh();
-  ~NetgenMesh() { nglib::Ng_DeleteMesh(mesh); }
-  NetgenMesh() = default;
+  const Netgen& ng;
+  nglib::Ng_Mesh* mesh;
+  explicit NetgenMesh(const Netgen& n) : ng(n), mesh(n.new_mesh()) {}
+  ~NetgenMesh() { ng.delete_mesh(mesh); }
   NetgenMesh(const NetgenMesh&) = delete;
   NetgenMesh& operator=(const NetgenMesh&) = delete;
 };
@@ -87,17 +166,20 @@ TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
   out.surface_vertices = V.rows();
   {
     std::lock_guard<std::mutex> lock(netgen_mutex());
-    netgen_init();
-    NetgenMesh m;
+    const Netgen& ng = netgen();
+    NetgenMesh m(ng);
     for (Index v = 0; v < V.rows(); ++v) {
       double p[3] = {V(v, 0), V(v, 1), V(v, 2)};
-      nglib::Ng_AddPoint(m.mesh, p);
+      ng.add_point(m.mesh, p);
     }
     for (Index f = 0; f < F.rows(); ++f) {
       int tri[3] = {F(f, 0) + 1, F(f, 1) + 1, F(f, 2) + 1};
-      nglib::Ng_AddSurfaceElement(m.mesh, nglib::NG_TRIG, tri);
+      ng.add_surface_element(m.mesh, nglib::NG_TRIG, tri);
     }
-    nglib::Ng_Meshing_Parameters mp;
+    // nglib's parameter struct has its defaults set by a constructor inside the library.
+    alignas(nglib::Ng_Meshing_Parameters) unsigned char storage[sizeof(nglib::Ng_Meshing_Parameters)];
+    ng.construct_parameters(reinterpret_cast<nglib::Ng_Meshing_Parameters*>(storage));
+    nglib::Ng_Meshing_Parameters& mp = *std::launder(reinterpret_cast<nglib::Ng_Meshing_Parameters*>(storage));
     mp.maxh = 1e300;  // sizes follow the surface (Netgen adds no interior refinement for a fixed surface)
     mp.grading = options.grading;
     mp.optvolmeshenable = options.optimize_steps > 0 ? 1 : 0;
@@ -105,26 +187,26 @@ TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
     mp.check_overlapping_boundary = 0;  // check_surface did it, and names the triangles
     nglib::Ng_Result r = nglib::NG_ERROR;
     try {
-      r = nglib::Ng_GenerateVolumeMesh(m.mesh, &mp);
+      r = ng.generate_volume_mesh(m.mesh, &mp);
     } catch (const std::exception& e) {
       FASTCD_ENSURE(false, "Netgen failed: ", e.what());
     } catch (...) {
       FASTCD_ENSURE(false, "Netgen failed with an unknown exception");
     }
     FASTCD_ENSURE(r == nglib::NG_OK, "Netgen failed to fill the surface (result ", static_cast<int>(r), ")");
-    const int np = nglib::Ng_GetNP(m.mesh), ne = nglib::Ng_GetNE(m.mesh);
+    const int np = ng.get_np(m.mesh), ne = ng.get_ne(m.mesh);
     FASTCD_ENSURE(np >= V.rows() && ne > 0, "Netgen returned ", np, " points and ", ne, " tets for ", V.rows(),
                   " surface vertices");
     out.X.resize(np, 3);
     for (int i = 0; i < np; ++i) {
       double p[3];
-      nglib::Ng_GetPoint(m.mesh, i + 1, p);
+      ng.get_point(m.mesh, i + 1, p);
       out.X.row(i) << p[0], p[1], p[2];
     }
     out.T.resize(ne, 4);
     for (int e = 0; e < ne; ++e) {
       int pi[NG_VOLUME_ELEMENT_MAXPOINTS];
-      const nglib::Ng_Volume_Element_Type type = nglib::Ng_GetVolumeElement(m.mesh, e + 1, pi);
+      const nglib::Ng_Volume_Element_Type type = ng.get_volume_element(m.mesh, e + 1, pi);
       FASTCD_ENSURE(type == nglib::NG_TET, "Netgen returned a non-tetrahedral element (type ", static_cast<int>(type),
                     ")");
       for (int k = 0; k < 4; ++k) out.T(e, k) = pi[k] - 1;
