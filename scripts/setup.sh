@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fastcd set-up: install the Debian 12 packages fastcd builds on, then configure and build
-# everything (library, CLI, tests, benchmarks) into build/. Safe to re-run.
+# everything (library, CLI, tests, benchmarks) into build/, and the test-only clients: Blender
+# (Debian's, run as `blender -b`) and the Khronos glTF validator (npm). Safe to re-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,10 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libnglib-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
+  blender
 )
+# Node.js runs the Khronos glTF validator in the tests (the machine's own node if it has one).
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -22,6 +26,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Test-only: the Khronos glTF validator from the npm registry, pinned by its package-lock.json.
+if [ ! -f tools/gltf-validator/node_modules/gltf-validator/package.json ]; then
+  (cd tools/gltf-validator && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # Pin Debian's Python: the pyenv python3 first on PATH has no numpy/scipy/pytest.

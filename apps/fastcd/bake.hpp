@@ -279,6 +279,7 @@ class CharacterBake {
         write_obj(path, V, surf_.F);
     });
     baked_.push_back(V);
+    if (scene_.layout == "gltf") displacements.push_back(MatrixXd(surf_.E * (Xc - Xr)) * scene_.scale);
     if (scene_.dim == 3) {  // previews show the baked surface
       rig_frames.push_back(surf_.E * Xr);
       cd_frames.push_back(surf_.E * Xc);
@@ -325,6 +326,7 @@ class CharacterBake {
   const OutputSurface& surface() const { return surf_; }
 
   std::vector<MatrixXd> rig_frames, cd_frames;  ///< preview frames (baked surface in 3D), normalised units
+  std::vector<MatrixXd> displacements;          ///< glTF scenes: simulated - rig of the surface, file units
   std::vector<Index> inverted;                  ///< inverted elements per frame
   Index rig_inverted = 0;                       ///< the most the rig alone inverts in a frame (LBS artefacts)
   Index frames_inverted = 0, most_inverted = 0;

@@ -47,8 +47,11 @@ struct RunSettings {
   std::string clip;
   bool list_clips = false;
   double metres_per_unit = 0, ym = 0, pr = -2, rho = 0, dt = 0;
+  std::string glb_encoding;
+  double pca_tolerance = 0;
   bool gltf_option_given() const {
-    return !clip.empty() || list_clips || metres_per_unit > 0 || ym > 0 || pr > -2 || rho > 0 || dt > 0;
+    return !clip.empty() || list_clips || metres_per_unit > 0 || ym > 0 || pr > -2 || rho > 0 || dt > 0 ||
+           !glb_encoding.empty() || pca_tolerance > 0;
   }
 };
 
@@ -57,8 +60,8 @@ Scene load_input(const RunSettings& st) {
   if (!is_gltf_file(st.scene)) {
     if (st.gltf_option_given())
       throw std::invalid_argument(
-          "--clip, --list-clips, --scale, --ym, --pr, --rho and --dt are for glTF characters; a scene JSON gives "
-          "its own material and time step");
+          "--clip, --list-clips, --scale, --ym, --pr, --rho, --dt, --glb-encoding and --pca-tolerance are for glTF "
+          "characters; a scene JSON gives its own material and time step");
     SceneOptions so;
     so.rig = st.rig;
     so.material = st.material;
@@ -383,6 +386,37 @@ int run_scene(const RunSettings& st) {
   clock.split_last("simulation loop: solver steps", step_s);
   set_phase("writing the outputs");
   bake.finish(so_sim.dynamics);
+  nlohmann::json gltf_info;
+  if (scene.layout == "gltf" && frames > 0) {
+    clock.next("glTF: <name>.glb, rest_space.pc2 / .mdd");
+    set_phase("writing the glTF outputs");
+    GltfBakeOptions go;
+    if (!st.glb_encoding.empty()) go.encoding = st.glb_encoding;
+    if (st.pca_tolerance > 0) go.pca_tolerance = st.pca_tolerance;
+    const GltfOutputs g = write_gltf_outputs(scene, st.clip, bake.displacements, stage.string(), go);
+    const GltfBakeReport& r = g.report;
+    std::fprintf(stdout,
+                 "%s.glb: %d frames as %d morph targets (%s), %.2f MB, encoding error %.1e of the size; "
+                 "rest_space.pc2 / .mdd: Mesh Cache above the Armature modifier in Blender\n",
+                 scene.name.c_str(), r.frames, r.targets, r.encoding.c_str(), static_cast<double>(r.bytes) / 1e6,
+                 r.max_error_relative);
+    if (r.encoding == "pca" && r.max_error_relative > go.pca_tolerance)
+      warn(warnings, "the PCA encoding reaches " + std::to_string(r.max_error_relative) + " of the size with " +
+                         std::to_string(r.targets) + " targets, above --pca-tolerance " +
+                         std::to_string(go.pca_tolerance) + ": use --glb-encoding frames for an exact bake");
+    gltf_info = {{"glb", fs::path(g.glb).filename().string()},
+                 {"encoding", r.encoding},
+                 {"frames", r.frames},
+                 {"targets", r.targets},
+                 {"bytes", r.bytes},
+                 {"encoding_error_relative", r.max_error_relative},
+                 {"worst_blend_condition", g.worst_condition},
+                 {"rest_space_pc2", "rest_space.pc2"},
+                 {"rest_space_mdd", "rest_space.mdd"},
+                 {"ym_pa", scene.ym * scene.metres_per_normalised_unit * scene.metres_per_normalised_unit},
+                 {"metres_per_normalised_unit", scene.metres_per_normalised_unit},
+                 {"gravity_m_per_s2", st.gravity}};
+  }
   std::vector<MatrixXd>& rig_frames = bake.rig_frames;
   std::vector<MatrixXd>& cd_frames = bake.cd_frames;
   nlohmann::json preview_info;  ///< run.json "preview": frames, fps, stride
@@ -439,6 +473,7 @@ int run_scene(const RunSettings& st) {
   report["inverted_elements"] = bake.inverted_json();
   report["warnings"] = warnings;
   if (!preview_info.empty()) report["preview"] = preview_info;
+  if (!gltf_info.empty()) report["gltf"] = gltf_info;
   clock.next("");
   nlohmann::json profile = nlohmann::json::array();
   for (const auto& [phase, s] : clock.phases()) profile.push_back({{"phase", phase}, {"seconds", s}});
@@ -710,6 +745,13 @@ void register_run(CLI::App& app) {
   cmd->add_option("--pr", st->pr, "glTF: Poisson's ratio (default 0.45)")->check(CLI::Range(-0.999, 0.499));
   cmd->add_option("--rho", st->rho, "glTF: density, kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
   cmd->add_option("--dt", st->dt, "glTF: time step, s (default 1/60; the clip is sampled at it)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--glb-encoding", st->glb_encoding,
+                  "glTF: the secondary motion in <name>.glb: frames (one morph target per frame, exact; default) or "
+                  "pca (a few targets, weights in [0, 1]; smaller)")
+      ->check(CLI::IsMember({"frames", "pca"}));
+  cmd->add_option("--pca-tolerance", st->pca_tolerance,
+                  "glTF, --glb-encoding pca: largest position error relative to the size (default 1e-4)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-dynamics", st->dynamics, "switch dynamics off (bakes the rig alone)");
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");

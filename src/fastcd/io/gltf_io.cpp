@@ -204,16 +204,26 @@ constexpr std::initializer_list<int> kAnyComponent = {
     TINYGLTF_COMPONENT_TYPE_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_SHORT,
     TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_COMPONENT_TYPE_FLOAT};
 
-// Loads the file with tinygltf (binary or text by the magic), without decoding images.
-tinygltf::Model load_model(const std::string& path) {
+// Loads the file with tinygltf (binary or text by the magic), without decoding images; with
+// `images`, each image's encoded bytes (as tinygltf found them: buffer view, data URI or file).
+tinygltf::Model load_model(const std::string& path, std::string* json_text = nullptr,
+                           std::vector<std::string>* images = nullptr) {
   const std::string bytes = detail::read_file_bytes(path, kFn);
   if (bytes.empty()) detail::fail_file(kFn, path, "file is empty");
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(
-      [](tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
-        return true;  // images are carried through, never looked at
+      [](tinygltf::Image*, const int index, std::string*, std::string*, int, int, const unsigned char* data, int size,
+         void* user) {
+        // images are carried through, never decoded
+        if (user != nullptr && index >= 0) {
+          auto& out = *static_cast<std::vector<std::string>*>(user);
+          if (out.size() <= static_cast<std::size_t>(index)) out.resize(static_cast<std::size_t>(index) + 1);
+          out[static_cast<std::size_t>(index)].assign(reinterpret_cast<const char*>(data),
+                                                      static_cast<std::size_t>(std::max(size, 0)));
+        }
+        return true;
       },
-      nullptr);
+      images);
   tinygltf::Model model;
   std::string err, warn;
   const std::string base = std::filesystem::path(path).parent_path().string();
@@ -231,11 +241,17 @@ tinygltf::Model load_model(const std::string& path) {
                                                           " bytes, the file has " + std::to_string(bytes.size())));
       ok = loader.LoadBinaryFromMemory(&model, &err, &warn, reinterpret_cast<const unsigned char*>(bytes.data()),
                                        static_cast<unsigned int>(bytes.size()), base);
+      if (ok && json_text != nullptr) {  // tinygltf checked the header and the JSON chunk's bounds
+        std::uint32_t length = 0;
+        std::memcpy(&length, bytes.data() + 12, 4);
+        *json_text = bytes.substr(20, length);
+      }
     } else {
       const std::size_t first = bytes.find_first_not_of(" \t\r\n");
       if (first == std::string::npos || bytes[first] != '{')
         detail::fail_file(kFn, path, "not a glTF file (neither the binary 'glTF' magic nor a JSON object)");
       ok = loader.LoadASCIIFromString(&model, &err, &warn, bytes.data(), static_cast<unsigned int>(bytes.size()), base);
+      if (ok && json_text != nullptr) *json_text = bytes;
     }
   } catch (const std::runtime_error&) {
     throw;
@@ -646,6 +662,20 @@ GltfCharacter read_gltf(const std::string& path) {
   read_clips(r, c);
   return c;
 }
+
+namespace detail {
+
+GltfFileContents read_gltf_contents(const std::string& path) {
+  GltfFileContents out;
+  const tinygltf::Model model = load_model(path, &out.json, &out.images);
+  out.buffers.reserve(model.buffers.size());
+  for (const tinygltf::Buffer& b : model.buffers)
+    out.buffers.emplace_back(reinterpret_cast<const char*>(b.data.data()), b.data.size());
+  out.images.resize(model.images.size());
+  return out;
+}
+
+}  // namespace detail
 
 int gltf_clip_index(const GltfCharacter& c, const std::string& name) {
   std::string names;

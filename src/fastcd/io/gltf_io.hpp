@@ -121,4 +121,19 @@ VectorXd gltf_pose(const GltfCharacter& c, int mesh, int clip, double t);
 /// @throws std::invalid_argument if dt is not positive and finite or the clip is bad.
 std::vector<VectorXd> gltf_sample_clip(const GltfCharacter& c, int mesh, int clip, double dt);
 
+namespace detail {
+
+/// A glTF file's parts as a writer that keeps them needs them.
+struct GltfFileContents {
+  std::string json;                  ///< the document (the .glb's JSON chunk, or the .gltf file)
+  std::vector<std::string> buffers;  ///< every buffer's bytes (BIN chunk, data URI or file, resolved)
+  std::vector<std::string> images;   ///< every image's encoded bytes, wherever the file keeps them
+};
+
+/// Reads a .glb / .gltf into its parts (tinygltf resolves the buffers and image URIs).
+/// @throws std::runtime_error as read_gltf does for files that are not glTF.
+GltfFileContents read_gltf_contents(const std::string& path);
+
+}  // namespace detail
+
 }  // namespace fastcd

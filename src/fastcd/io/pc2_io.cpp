@@ -138,4 +138,89 @@ PointCache read_pc2(const std::string& path) {
   return pc;
 }
 
+namespace {
+
+void put_u32_be(std::string& out, std::uint32_t v) {
+  for (int b = 3; b >= 0; --b) out += static_cast<char>((v >> (8 * b)) & 0xff);
+}
+std::uint32_t get_u32_be(const std::string& s, std::size_t pos) {
+  std::uint32_t v = 0;
+  for (int b = 0; b < 4; ++b) v = (v << 8) | static_cast<unsigned char>(s[pos + static_cast<std::size_t>(b)]);
+  return v;
+}
+
+}  // namespace
+
+void write_mdd(const std::string& path, const std::vector<MatrixXd>& frames, const std::vector<double>& times) {
+  const char* fn = "write_mdd";
+  FASTCD_CHECK(!frames.empty(), "an MDD file needs at least one frame");
+  FASTCD_CHECK(times.size() == frames.size(), "times has ", times.size(), " entries, frames ", frames.size());
+  const Index nv = frames[0].rows();
+  FASTCD_CHECK(nv > 0 && frames[0].cols() == 3, "frames must be #V x 3 with #V >= 1, got ", shape_of(frames[0]));
+  FASTCD_CHECK(nv <= INT_MAX && frames.size() <= static_cast<std::size_t>(INT_MAX), "too many points or frames");
+  std::string out;
+  out.reserve(8 + 4 * frames.size() + frames.size() * static_cast<std::size_t>(nv) * 12);
+  put_u32_be(out, static_cast<std::uint32_t>(frames.size()));
+  put_u32_be(out, static_cast<std::uint32_t>(nv));
+  for (std::size_t s = 0; s < times.size(); ++s) {
+    const float t = static_cast<float>(times[s]);
+    FASTCD_CHECK(std::isfinite(t) && (s == 0 || times[s] >= times[s - 1]), "times[", s, "] = ", times[s],
+                 " is not finite or decreases");
+    put_u32_be(out, std::bit_cast<std::uint32_t>(t));
+  }
+  for (std::size_t s = 0; s < frames.size(); ++s) {
+    FASTCD_CHECK(frames[s].rows() == nv && frames[s].cols() == 3, "frames[", s, "] is ", shape_of(frames[s]),
+                 " but frames[0] is ", shape_of(frames[0]));
+    for (Index i = 0; i < nv; ++i)
+      for (Index c = 0; c < 3; ++c) {
+        const float f = static_cast<float>(frames[s](i, c));
+        FASTCD_CHECK(std::isfinite(f), "frames[", s, "](", i, ", ", c, ") = ", frames[s](i, c),
+                     " is not a finite float32 value");
+        put_u32_be(out, std::bit_cast<std::uint32_t>(f));
+      }
+  }
+  detail::write_text_atomically(path, out, fn);
+}
+
+PointCache read_mdd(const std::string& path, std::vector<double>* times) {
+  const char* fn = "read_mdd";
+  const std::string b = detail::read_file_bytes(path, fn);
+  if (b.size() < 8)
+    detail::fail_file(fn, path, "truncated header: " + std::to_string(b.size()) + " bytes, an MDD header has 8");
+  const auto nf = static_cast<std::int32_t>(get_u32_be(b, 0));
+  const auto nv = static_cast<std::int32_t>(get_u32_be(b, 4));
+  if (nf <= 0 || nv <= 0)
+    detail::fail_file(fn, path,
+                      "bad counts: " + std::to_string(nf) + " frames of " + std::to_string(nv) +
+                          " points (both must be positive; MDD is big-endian)");
+  const unsigned __int128 want =
+      8 + 4 * static_cast<unsigned __int128>(nf) +
+      static_cast<unsigned __int128>(12) * static_cast<std::uint64_t>(nf) * static_cast<std::uint64_t>(nv);
+  if (static_cast<unsigned __int128>(b.size()) != want)
+    detail::fail_file(fn, path,
+                      "file has " + std::to_string(b.size()) + " bytes but its header (" + std::to_string(nf) +
+                          " frames x " + std::to_string(nv) + " points) needs " +
+                          std::to_string(static_cast<unsigned long long>(want)));
+  PointCache pc;
+  std::size_t pos = 8;
+  if (times) times->resize(static_cast<std::size_t>(nf));
+  for (int s = 0; s < nf; ++s, pos += 4)
+    if (times) (*times)[static_cast<std::size_t>(s)] = std::bit_cast<float>(get_u32_be(b, pos));
+  pc.frames.resize(static_cast<std::size_t>(nf));
+  for (int s = 0; s < nf; ++s) {
+    MatrixXd& F = pc.frames[static_cast<std::size_t>(s)];
+    F.resize(nv, 3);
+    for (int i = 0; i < nv; ++i)
+      for (int c = 0; c < 3; ++c, pos += 4) {
+        const float f = std::bit_cast<float>(get_u32_be(b, pos));
+        if (!std::isfinite(f))
+          detail::fail_file(fn, path,
+                            "byte " + std::to_string(pos) + ": frame " + std::to_string(s) + ", point " +
+                                std::to_string(i) + " is not finite");
+        F(i, c) = f;
+      }
+  }
+  return pc;
+}
+
 }  // namespace fastcd

@@ -1,5 +1,6 @@
 #pragma once
-// PC2 point caches (3ds Max / Blender "Mesh Cache" modifier): a vertex animation as float32.
+// PC2 and MDD point caches (3ds Max, LightWave, Blender "Mesh Cache" modifier): a vertex
+// animation as float32.
 //
 // Layout (little-endian, 32-byte header):
 //   char[12] "POINTCACHE2\0" | int32 version = 1 | int32 numPoints | float32 startFrame |
@@ -36,5 +37,16 @@ void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, dou
 ///         unsupported version, negative counts, truncated or oversized file, NaN/Inf values
 ///         with their byte offset, sample and point).
 PointCache read_pc2(const std::string& path);
+
+/// Writes an MDD point cache (LightWave / Blender Mesh Cache; big-endian): int32 numFrames,
+/// int32 numPoints, float32 time[numFrames] (seconds), numFrames x numPoints x float32[3].
+/// @throws std::invalid_argument for no frames, mismatched shapes or times, non-finite values.
+/// @throws std::runtime_error if the file cannot be written.
+void write_mdd(const std::string& path, const std::vector<MatrixXd>& frames, const std::vector<double>& times);
+
+/// Reads an MDD point cache (frames only; start_frame and sample_rate keep their defaults),
+/// checking the counts against the exact file size first. `times` receives the frame times.
+/// @throws std::runtime_error naming the file and the problem.
+PointCache read_mdd(const std::string& path, std::vector<double>* times = nullptr);
 
 }  // namespace fastcd

@@ -9,9 +9,11 @@
 
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/common/cancel.hpp"
+#include "fastcd/common/check.hpp"
 #include "fastcd/geometry/harmonic_weights.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/io/gltf_io.hpp"
+#include "fastcd/io/pc2_io.hpp"
 #include "fastcd/meshing/surface.hpp"
 
 namespace fastcd {
@@ -174,8 +176,10 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   s.notes.push_back("clip '" + c.clips[static_cast<std::size_t>(clip)].name + "' (" +
                     fmt(c.clips[static_cast<std::size_t>(clip)].duration, "%.3g") +
                     " s): " + std::to_string(s.poses.size()) + " frames at dt " + fmt(o.dt, "%.4g") + " s");
-  s.rest_pose.resize(12 * s.handles);
-  for (Index j = 0; j < s.handles; ++j) s.rest_pose.segment<12>(12 * j) << 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0;
+  // The simulation starts at the clip's first frame, at rest: the bind pose is usually far from
+  // it (a T-pose; on the COLLADA2GLTF files a Z-up root turns everything by 90 degrees), and
+  // starting there would jerk the tissue into the first frame in one step.
+  s.rest_pose = s.poses.front();
   s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, 3, "lbs (glTF skin)");
 
   // Output: every render vertex on its welded tet vertex (seams move together).
@@ -194,6 +198,40 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   for (Index r = 0; r < m.V.rows(); ++r) s.render_element[r] = incident[w.map[r]];
   s.render_max_distance = 0;
   return s;
+}
+
+GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, const std::vector<MatrixXd>& U,
+                               const std::string& dir, const GltfBakeOptions& options) {
+  FASTCD_CHECK(scene.layout == "gltf" && !scene.input_files.empty(),
+               "the scene was not loaded from a glTF file (layout '", scene.layout, "')");
+  FASTCD_CHECK(!U.empty(), "no frames to write");
+  const GltfCharacter c = read_gltf(scene.input_files[0]);
+  FASTCD_CHECK(c.meshes.size() == 1, "the character has ", c.meshes.size(), " skinned meshes");
+  const int ci = gltf_clip_index(c, clip.empty() ? std::string("0") : clip);
+  std::vector<VectorXd> poses = gltf_sample_clip(c, 0, ci, scene.dt);
+  FASTCD_CHECK(U.size() <= poses.size(), U.size(), " frames of displacements, the clip samples ", poses.size());
+  poses.resize(U.size());
+  GltfOutputs out;
+  const std::vector<MatrixXd> deltas = gltf_rest_space_deltas(c, 0, poses, U, &out.worst_condition);
+  const fs::path d(dir);
+  out.glb = (d / (scene.name + ".glb")).string();
+  out.report = write_gltf_bake(c, 0, ci, scene.dt, deltas, out.glb, options);
+  const MatrixXd& V = c.meshes[0].V;
+  std::vector<MatrixXd> rest(deltas.size());
+  std::vector<double> times(deltas.size());
+  for (std::size_t f = 0; f < deltas.size(); ++f) {
+    const MatrixXd P = V + deltas[f];
+    rest[f].resize(P.rows(), 3);
+    rest[f].col(0) = P.col(0);
+    rest[f].col(1) = -P.col(2);
+    rest[f].col(2) = P.col(1);
+    times[f] = static_cast<double>(f) * scene.dt;
+  }
+  out.pc2 = (d / "rest_space.pc2").string();
+  out.mdd = (d / "rest_space.mdd").string();
+  write_pc2(out.pc2, rest, 0.0, 1.0);
+  write_mdd(out.mdd, rest, times);
+  return out;
 }
 
 }  // namespace fastcd

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fastcd/io/gltf_write.hpp"
 #include "fastcd/meshing/tetrahedralize.hpp"
 #include "fastcd/scene/scene.hpp"
 
@@ -35,5 +36,26 @@ bool is_gltf_file(const std::string& path);
 ///         that does not bound a solid (open, non-manifold, self-intersecting: which edges or
 ///         triangles), a meshing failure, more than one skinned mesh (not yet supported).
 Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& options = {});
+
+/// What write_gltf_outputs wrote.
+struct GltfOutputs {
+  std::string glb, pc2, mdd;   ///< the paths written
+  GltfBakeReport report;       ///< the .glb's encoding
+  double worst_condition = 1;  ///< largest condition number of a blended skinning 3x3
+};
+
+/// The glTF outputs of a simulated glTF scene, into `dir`:
+/// - <name>.glb: the input with the clip resampled and the secondary motion as rest-space morph
+///   targets (write_gltf_bake);
+/// - rest_space.pc2 and rest_space.mdd: POSITION + delta per frame for every render vertex, in
+///   Blender's Z-up frame ((x, y, z) -> (x, -z, y), as its glTF importer converts), for a Mesh
+///   Cache modifier placed *above* the Armature modifier of the imported character (the rig stays
+///   live; the cache carries only what the simulation adds).
+/// @param U  per frame, #render_V x 3 complementary displacements in file units (simulated minus
+///           rig positions of the render vertices).
+/// @throws std::invalid_argument for a scene not loaded by load_gltf_scene or mismatched sizes;
+///         write_gltf_bake's and gltf_rest_space_deltas' errors.
+GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, const std::vector<MatrixXd>& U,
+                               const std::string& dir, const GltfBakeOptions& options = {});
 
 }  // namespace fastcd

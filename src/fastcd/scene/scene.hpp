@@ -30,7 +30,8 @@ struct Scene {
   MatrixXi cage_edges;     ///< cage boundary (2D: edges of the closed polygon), empty otherwise
   VectorXi fixed;          ///< vertices held on the rig (u_c = 0): the scene's fixed region
   /// The rig the scene is simulated with; its parameters are `poses`:
-  /// - "lbs": LBS with affine bones/handles (the releases' rig; rest_pose = identity per handle);
+  /// - "lbs": LBS with affine bones/handles (the releases' rig; rest_pose = identity per handle;
+  ///   glTF: the clip's first frame, where the simulation starts at rest);
   /// - "cage (mean value)" / "cage (harmonic)": p = cage vertex positions (#handles*dim);
   /// - "wire": the daisy's Catmull-Rom wire through the point handles, p = handle positions.
   std::shared_ptr<const Rig> rig;

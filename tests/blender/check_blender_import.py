@@ -1,0 +1,101 @@
+"""Debian's Blender as the client (run by `blender -b --factory-startup --python-exit-code 1
+--python check_blender_import.py -- OUT_DIR`): imports the <name>.glb that `fastcd run` wrote,
+plays every baked frame and compares the evaluated mesh with fastcd's own positions
+(animation.pc2: world space, file units, glTF Y-up) -- within 1e-5 of the bounding box plus the
+encoding's own error for --glb-encoding pca; then drops the shape keys, puts a Mesh Cache
+modifier reading rest_space.pc2 above the Armature modifier and compares again (exact: 1e-5)."""
+import json
+import struct
+import sys
+import warnings
+from pathlib import Path
+
+import numpy
+
+# Debian's numpy 1.24 removed numpy.bool, which Blender 3.4's glTF importer still uses
+# (KhronosGroup/glTF-Blender-IO#1844, fixed in Blender 3.5).
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    if not hasattr(numpy, "bool"):
+        numpy.bool = bool
+
+import bpy  # noqa: E402
+
+TOL = 1e-5
+
+
+def read_pc2(path):
+    b = Path(path).read_bytes()
+    assert b[:12] == b"POINTCACHE2\0", path
+    _, n, _, _, s = struct.unpack_from("<iiffi", b, 12)
+    return numpy.frombuffer(b, dtype="<f4", offset=32).reshape(s, n, 3).astype(float)
+
+
+def evaluated_world(obj, depsgraph):
+    ev = obj.evaluated_get(depsgraph)
+    me = ev.to_mesh()
+    co = numpy.empty(len(me.vertices) * 3)
+    me.vertices.foreach_get("co", co)
+    ev.to_mesh_clear()
+    co = co.reshape(-1, 3)
+    M = numpy.array(obj.matrix_world)
+    return co @ M[:3, :3].T + M[:3, 3]
+
+
+def compare(label, obj, expected, size, tol=TOL):
+    scene = bpy.context.scene
+    worst, at = 0.0, 0
+    for k in range(expected.shape[0]):
+        scene.frame_set(k)
+        got = evaluated_world(obj, bpy.context.evaluated_depsgraph_get())
+        assert got.shape == expected[k].shape, f"{label}: Blender has {got.shape[0]} vertices, fastcd {expected[k].shape[0]}"
+        err = numpy.abs(got - expected[k]).max() / size
+        if err > worst:
+            worst, at = err, k
+    print(f"{label}: {expected.shape[0]} frames, worst {worst:.2e} of the size (frame {at})")
+    assert worst < tol, f"{label}: Blender's positions differ from fastcd's by {worst:.2e} of the size at frame {at}"
+
+
+def main():
+    out = Path(sys.argv[sys.argv.index("--") + 1])
+    run = json.loads((out / "run.json").read_text())
+    dt = run["settings"]["dt"]
+    fps = round(1.0 / dt)
+    assert abs(fps * dt - 1) < 1e-9, f"the check needs a bake at an integer frame rate, dt = {dt}"
+    world = read_pc2(out / "animation.pc2")  # glTF Y-up, file units
+    expected = numpy.stack([world[..., 0], -world[..., 2], world[..., 1]], axis=-1)  # Blender Z-up
+    size = numpy.ptp(expected[0], axis=0).max()
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps = fps  # the importer maps glTF time t to frame t * fps
+    scene.render.fps_base = 1
+    bpy.ops.import_scene.gltf(filepath=str(out / run["gltf"]["glb"]))
+    meshes = [o for o in scene.objects if o.type == "MESH"]
+    assert len(meshes) == 1, f"expected one mesh object, got {[o.name for o in meshes]}"
+    obj = meshes[0]
+    keys = obj.data.shape_keys
+    assert keys is not None and len(keys.key_blocks) == run["gltf"]["targets"] + 1, "shape keys missing"
+    # "pca" approximates the deltas within encoding_error_relative of the bind-pose diagonal
+    # (at most sqrt(3) sizes); "frames" is exact up to float32.
+    compare("glb morph targets", obj, expected, size, TOL + 2 * run["gltf"]["encoding_error_relative"])
+
+    # The rest-space cache instead of the morphs: shape keys gone, Mesh Cache above the Armature.
+    obj.shape_key_clear()
+    mod = obj.modifiers.new("fastcd", "MESH_CACHE")
+    mod.cache_format = "PC2"
+    mod.filepath = str(out / run["gltf"]["rest_space_pc2"])
+    bpy.ops.object.select_all(action="DESELECT")
+    bpy.context.view_layer.objects.active = obj
+    while obj.modifiers[0].name != "fastcd":
+        bpy.ops.object.modifier_move_up(modifier="fastcd")
+    assert any(m.type == "ARMATURE" for m in obj.modifiers), "no Armature modifier after import"
+    compare("rest_space.pc2 above Armature", obj, expected, size)
+
+
+try:
+    main()
+except Exception as e:  # noqa: BLE001 -- any failure must fail the test with its message
+    import traceback
+    traceback.print_exc()
+    sys.exit(1)

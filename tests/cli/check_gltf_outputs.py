@@ -1,0 +1,111 @@
+"""Checks a `fastcd run CHARACTER.glb` output folder with the Khronos glTF validator and numpy:
+run.json's glTF section, 0 validator errors on <name>.glb, the morph targets of the .glb against
+the rest-space PC2 and MDD (same positions, Blender's Z-up frame), and the caches' exact sizes.
+
+  check_gltf_outputs.py OUT_DIR VALIDATOR_DIR [expected encoding]"""
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def read_glb(path):
+    b = path.read_bytes()
+    assert b[:4] == b"glTF", path
+    version, total = struct.unpack_from("<II", b, 4)
+    assert version == 2 and total == len(b), (version, total, len(b))
+    jl, = struct.unpack_from("<I", b, 12)
+    assert b[16:20] == b"JSON"
+    doc = json.loads(b[20:20 + jl])
+    bl, = struct.unpack_from("<I", b, 20 + jl)
+    assert b[24 + jl:28 + jl] == b"BIN\0"
+    return doc, b[28 + jl:28 + jl + bl]
+
+
+def floats(doc, binary, index):
+    a = doc["accessors"][index]
+    assert a["componentType"] == 5126, a
+    n = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[a["type"]]
+    if "bufferView" not in a:
+        return np.zeros((a["count"], n))
+    v = doc["bufferViews"][a["bufferView"]]
+    off = v.get("byteOffset", 0) + a.get("byteOffset", 0)
+    stride = v.get("byteStride", 4 * n)
+    raw = np.frombuffer(binary, dtype="<f4", count=(a["count"] - 1) * stride // 4 + n, offset=off)
+    return np.stack([raw[e * stride // 4:e * stride // 4 + n] for e in range(a["count"])]).astype(float)
+
+
+def main():
+    out, validator = Path(sys.argv[1]), Path(sys.argv[2])
+    want_encoding = sys.argv[3] if len(sys.argv) > 3 else "frames"
+    run = json.loads((out / "run.json").read_text())
+    g = run["gltf"]
+    frames = run["frames"]
+    assert g["encoding"] == want_encoding, g
+    assert g["frames"] == frames, (g, frames)
+    assert g["worst_blend_condition"] >= 1 and g["worst_blend_condition"] < 1e3, g
+    assert g["ym_pa"] > 0 and g["metres_per_normalised_unit"] > 0, g
+    assert run["max_constraint_residual_relative"] < 1e-8, run["max_constraint_residual_relative"]
+    glb = out / g["glb"]
+    assert glb.stat().st_size == g["bytes"], (glb.stat().st_size, g["bytes"])
+
+    # The real client: the Khronos validator, 0 errors.
+    r = subprocess.run(["node", str(validator / "validate.mjs"), str(glb)], capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    assert report["errors"] == 0, report
+    print(f"{glb.name}: validator {report['errors']} errors, {report['warnings']} warnings", report["messages"])
+
+    # Morphed rest positions at every key = the rest-space caches (glTF (x, y, z) -> (x, -z, y)).
+    doc, binary = read_glb(glb)
+    meshes = [m for m in doc["meshes"] if any("targets" in p for p in m["primitives"])]
+    assert len(meshes) >= 1
+    rest = []
+    anim = [a for a in doc["animations"] if any(c["target"]["path"] == "weights" for c in a["channels"])]
+    assert len(anim) == 1, "one animation carries the secondary motion"
+    a = anim[0]
+    nodes_of = {i: n for i, n in enumerate(doc["nodes"])}
+    for mi, m in enumerate(doc["meshes"]):
+        if m not in meshes:
+            continue
+        node = next(i for i, n in nodes_of.items() if n.get("mesh") == mi)
+        ch = next(c for c in a["channels"] if c["target"] == {"node": node, "path": "weights"})
+        s = a["samplers"][ch["sampler"]]
+        assert s["interpolation"] == "LINEAR"
+        times = floats(doc, binary, s["input"])[:, 0]
+        assert len(times) == frames and np.all(np.diff(times) > 0), times
+        for p in m["primitives"]:
+            if p.get("mode", 4) not in (4, 5, 6):
+                continue
+            base = floats(doc, binary, p["attributes"]["POSITION"])
+            K = len(p["targets"])
+            assert len(m["weights"]) == K
+            w = floats(doc, binary, s["output"])[:, 0].reshape(frames, K)
+            assert w.min() >= 0 and w.max() <= 1, (w.min(), w.max())
+            T = np.stack([floats(doc, binary, t["POSITION"]) for t in p["targets"]])
+            rest.append(base[None] + np.einsum("fk,kvc->fvc", w, T))
+    rest = np.concatenate(rest, axis=1)
+    zup = np.stack([rest[..., 0], -rest[..., 2], rest[..., 1]], axis=-1)
+    V = rest.shape[1]
+    pc2 = (out / g["rest_space_pc2"]).read_bytes()
+    assert len(pc2) == 32 + frames * V * 12, (len(pc2), frames, V)
+    assert pc2[:12] == b"POINTCACHE2\0"
+    _, n_pts, _, _, n_samples = struct.unpack_from("<iiffi", pc2, 12)
+    assert (n_pts, n_samples) == (V, frames)
+    p = np.frombuffer(pc2, dtype="<f4", offset=32).reshape(frames, V, 3)
+    mdd = (out / g["rest_space_mdd"]).read_bytes()
+    assert len(mdd) == 8 + 4 * frames + frames * V * 12
+    assert struct.unpack_from(">ii", mdd, 0) == (frames, V)
+    q = np.frombuffer(mdd, dtype=">f4", offset=8 + 4 * frames).reshape(frames, V, 3)
+    assert np.array_equal(p, q), "PC2 and MDD differ"
+    size = np.ptp(rest[0], axis=0).max()
+    err = np.abs(zup - p).max() / size
+    tol = 1e-5 if g["encoding"] == "frames" else 4 * max(g["encoding_error_relative"], 1e-6)
+    assert err < tol, f"the .glb's morphed positions and rest_space.pc2 differ by {err:.2e} of the size"
+    print(f"{out.name}: {frames} frames, {g['targets']} targets, {V} vertices, glb vs pc2 {err:.1e}")
+
+
+main()

@@ -1,0 +1,336 @@
+// glTF characters as scenes (load_gltf_scene) and the bake back into glTF (write_gltf_bake,
+// write_gltf_outputs): weights, poses and units of the scene; the written .glb decoded here,
+// independently of our reader's morph handling, and skinned at every frame to the intended
+// positions; the rest-space PC2 / MDD.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "fastcd/cd/simulation.hpp"
+#include "fastcd/geometry/lbs_jacobian.hpp"
+#include "fastcd/io/atomic_file.hpp"
+#include "fastcd/io/gltf_io.hpp"
+#include "fastcd/io/gltf_write.hpp"
+#include "fastcd/io/pc2_io.hpp"
+#include "fastcd/scene/gltf_scene.hpp"
+#include "fastcd/scene/scene_simulation.hpp"
+#include "io/gltf_builder.hpp"
+#include "test_util.hpp"
+
+namespace fastcd {
+namespace {
+
+using nlohmann::json;
+const std::string kKhronos = std::string(FASTCD_SHARED_DIR) + "/data/khronos-gltf/";
+
+// Positions by glTF LBS of the render vertices at pose p (file units).
+MatrixXd skinned(const GltfSkinnedMesh& m, const MatrixXd& V, const VectorXd& p) {
+  const VectorXd x = lbs_jacobian(V, m.W) * p;
+  MatrixXd X(V.rows(), 3);
+  for (Index v = 0; v < X.rows(); ++v) X.row(v) = x.segment<3>(3 * v).transpose();
+  return X;
+}
+
+double size_of(const MatrixXd& V) { return (V.colwise().maxCoeff() - V.colwise().minCoeff()).norm(); }
+
+// A .glb decoded with nothing but the spec (float accessors, tightly packed or strided).
+struct Glb {
+  json j;
+  std::string bin;
+  explicit Glb(const std::string& path) {
+    const std::string b = read_regular_file(path, "test");
+    EXPECT_EQ(b.compare(0, 4, "glTF"), 0);
+    std::uint32_t total = 0, jl = 0, bl = 0;
+    std::memcpy(&total, b.data() + 8, 4);
+    EXPECT_EQ(total, b.size());
+    std::memcpy(&jl, b.data() + 12, 4);
+    EXPECT_EQ(b.compare(16, 4, "JSON"), 0);
+    j = json::parse(b.substr(20, jl));
+    std::memcpy(&bl, b.data() + 20 + jl, 4);
+    EXPECT_EQ(b.compare(24 + jl, 4, std::string("BIN\0", 4)), 0);
+    bin = b.substr(28 + jl, bl);
+    EXPECT_EQ(j["buffers"].size(), 1u);
+    EXPECT_LE(j["buffers"][0]["byteLength"].get<std::size_t>(), bin.size());
+  }
+  // A float accessor as a count x components matrix.
+  MatrixXd floats(int a) const {
+    const json& acc = j["accessors"][static_cast<std::size_t>(a)];
+    EXPECT_EQ(acc["componentType"], 5126);
+    const std::string type = acc["type"];
+    const int n = type == "SCALAR" ? 1 : type == "VEC3" ? 3 : type == "VEC4" ? 4 : 16;
+    const auto count = acc["count"].get<Index>();
+    MatrixXd out = MatrixXd::Zero(count, n);
+    if (!acc.contains("bufferView")) return out;
+    const json& v = j["bufferViews"][acc["bufferView"].get<std::size_t>()];
+    const std::size_t base = v.value("byteOffset", std::size_t{0}) + acc.value("byteOffset", std::size_t{0});
+    const std::size_t stride = v.value("byteStride", static_cast<std::size_t>(4 * n));
+    for (Index e = 0; e < count; ++e)
+      for (int c = 0; c < n; ++c) {
+        float f;
+        std::memcpy(&f, bin.data() + base + static_cast<std::size_t>(e) * stride + 4 * static_cast<std::size_t>(c), 4);
+        out(e, c) = f;
+      }
+    if (acc.contains("min"))
+      for (int c = 0; c < n; ++c) {
+        EXPECT_EQ(acc["min"][static_cast<std::size_t>(c)].get<double>(), out.col(c).minCoeff());
+        EXPECT_EQ(acc["max"][static_cast<std::size_t>(c)].get<double>(), out.col(c).maxCoeff());
+      }
+    return out;
+  }
+  // The morphed rest positions of skinned mesh m at the baked clip's key k.
+  MatrixXd morphed(const GltfSkinnedMesh& m, int anim, Index key) const {
+    const json& a = j["animations"][static_cast<std::size_t>(anim)];
+    MatrixXd V = m.V;
+    for (const GltfPrimitiveSpan& s : m.spans) {
+      const json* weights = nullptr;
+      for (const json& ch : a["channels"])
+        if (ch["target"]["path"] == "weights" && ch["target"]["node"] == s.node)
+          weights = &a["samplers"][ch["sampler"].get<std::size_t>()];
+      EXPECT_NE(weights, nullptr) << "no weights channel for node " << s.node;
+      if (weights == nullptr) return V;
+      EXPECT_EQ((*weights)["interpolation"], "LINEAR");
+      const json& prim =
+          j["meshes"][static_cast<std::size_t>(s.mesh)]["primitives"][static_cast<std::size_t>(s.primitive)];
+      const auto K = static_cast<Index>(prim["targets"].size());
+      const MatrixXd w = floats((*weights)["output"].get<int>());
+      EXPECT_EQ(w.rows() % K, 0);
+      for (Index t = 0; t < K; ++t) {
+        const double wt = w(key * K + t, 0);
+        EXPECT_GE(wt, 0.0);
+        EXPECT_LE(wt, 1.0);
+        if (wt == 0) continue;
+        V.middleRows(s.first_vertex, s.vertices) +=
+            wt * floats(prim["targets"][static_cast<std::size_t>(t)]["POSITION"].get<int>());
+      }
+    }
+    return V;
+  }
+};
+
+class GltfScene : public test::TempDir {};
+
+TEST_F(GltfScene, RiggedSimpleHasSkinWeightsAndTheFilesPosesInTheNormalisedFrame) {
+  const std::string path = kKhronos + "RiggedSimple.glb";
+  const Scene s = load_gltf_scene(path);
+  const GltfCharacter c = read_gltf(path);
+  const GltfSkinnedMesh& m = c.meshes[0];
+  EXPECT_EQ(s.layout, "gltf");
+  EXPECT_EQ(s.handles, 2);
+  EXPECT_LT((s.W.rowwise().sum().array() - 1).abs().maxCoeff(), 1e-12);
+  EXPECT_GE(s.W.minCoeff(), 0.0);
+  // Render vertices: each on one welded vertex, at its own position.
+  ASSERT_EQ(s.render_E.rows(), m.V.rows());
+  EXPECT_EQ(s.render_E.nonZeros(), m.V.rows());
+  EXPECT_LT((MatrixXd(s.render_E) * VectorXd::Ones(s.X.rows()) - VectorXd::Ones(m.V.rows())).norm(), 1e-15);
+  const OutputSurface surf = output_surface(s);
+  EXPECT_LT((to_file_units(s, surf, s.X) - m.V).cwiseAbs().maxCoeff(), 1e-12 * size_of(m.V));
+  // The skin's weights on the surface.
+  EXPECT_LT((MatrixXd(s.render_E * s.W) - m.W).cwiseAbs().maxCoeff(), 1e-12);
+  // Poses: the rig's positions are the file's LBS at k dt; it starts at the first frame.
+  const std::vector<VectorXd> file_poses = gltf_sample_clip(c, 0, 0, s.dt);
+  ASSERT_EQ(s.poses.size(), file_poses.size());
+  EXPECT_EQ(s.rest_pose, s.poses.front());
+  for (std::size_t k : {std::size_t{0}, file_poses.size() / 2, file_poses.size() - 1}) {
+    const MatrixXd x = unflatten(s.rig->positions(s.poses[k]), 3);
+    EXPECT_LT((to_file_units(s, surf, x) - skinned(m, m.V, file_poses[k])).cwiseAbs().maxCoeff(), 1e-9 * size_of(m.V))
+        << "frame " << k;
+  }
+  // Units: the material is physical, the length of a normalised unit L = scale * metres per unit.
+  EXPECT_DOUBLE_EQ(s.metres_per_normalised_unit, s.scale);
+  EXPECT_DOUBLE_EQ(s.ym, 2e4 / (s.scale * s.scale));
+  GltfSceneOptions cm;
+  cm.metres_per_unit = 0.01;
+  cm.ym = 5e4;
+  const Scene t = load_gltf_scene(path, cm);
+  EXPECT_DOUBLE_EQ(t.metres_per_normalised_unit, 0.01 * t.scale);
+  EXPECT_NEAR(t.ym, 5e4 / std::pow(0.01 * t.scale, 2), 1e-9 * t.ym);
+}
+
+TEST_F(GltfScene, RefusesOpenSkinsAndBadSettingsNamingTheFile) {
+  const std::string strip = put("strip.glb", test::two_joint_strip().glb());
+  test::expect_throw_with<std::runtime_error>([&] { load_gltf_scene(strip); }, "does not bound a solid");
+  test::expect_throw_with<std::runtime_error>([&] { load_gltf_scene(strip); }, "strip.glb");
+  const std::string box = put("box.glb", test::two_joint_box().glb());
+  GltfSceneOptions o;
+  o.dt = 0;
+  test::expect_throw_with<std::runtime_error>([&] { load_gltf_scene(box, o); }, "dt must be > 0");
+  o = {};
+  o.clip = "dance";
+  test::expect_throw_with<std::runtime_error>([&] { load_gltf_scene(box, o); }, "no clip 'dance'");
+  o = {};
+  o.pr = 0.5;
+  test::expect_throw_with<std::runtime_error>([&] { load_gltf_scene(box, o); }, "pr must lie in");
+}
+
+TEST_F(GltfScene, BoxLoadsWithoutWarningsAndSimulatesWithTheConstraintHeld) {
+  const Scene s = load_gltf_scene(put("box.glb", test::two_joint_box().glb()));
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+  SceneRunSettings run;
+  run.solver = SolverKind::Fast;
+  run.modes = 4;
+  run.clusters = 4;
+  Simulation sim = make_simulation(s, scene_simulation_options(s, run));
+  for (const VectorXd& p : s.poses) sim.advance(p);
+  EXPECT_LT(sim.stats().max_residual, 1e-10);
+  EXPECT_TRUE(sim.positions().allFinite());
+}
+
+// Skins POSITION + morphs of the written file at every key with the written (resampled) clip,
+// and compares with the input's LBS plus U.
+void expect_bake_lands_on(const GltfCharacter& in, const std::string& out, const std::vector<VectorXd>& poses,
+                          const std::vector<MatrixXd>& U, double dt, double tol) {
+  const Glb g(out);
+  const GltfCharacter o = read_gltf(out);
+  ASSERT_EQ(o.meshes.size(), 1u);
+  const GltfSkinnedMesh& m = o.meshes[0];
+  for (std::size_t k = 0; k < U.size(); ++k) {
+    const VectorXd p = gltf_pose(o, 0, 0, static_cast<double>(k) * dt);
+    const MatrixXd got = skinned(m, g.morphed(m, 0, static_cast<Index>(k)), p);
+    const MatrixXd want = skinned(in.meshes[0], in.meshes[0].V, poses[k]) + U[k];
+    EXPECT_LT((got - want).cwiseAbs().maxCoeff(), tol) << "frame " << k;
+  }
+}
+
+std::vector<MatrixXd> smooth_displacements(const GltfSkinnedMesh& m, std::size_t frames, double amplitude) {
+  std::vector<MatrixXd> U(frames);
+  for (std::size_t k = 0; k < frames; ++k) {
+    const double t = static_cast<double>(k) / 10.0;
+    U[k].resize(m.V.rows(), 3);
+    for (Index v = 0; v < m.V.rows(); ++v)
+      U[k].row(v) << std::sin(t + m.V(v, 1)), std::cos(2 * t + m.V(v, 0)), std::sin(3 * t) * m.V(v, 2);
+    U[k] *= amplitude;
+  }
+  return U;
+}
+
+TEST_F(GltfScene, FramesEncodingSkinsToTheSimulatedPositionsAtEveryFrame) {
+  for (const char* name : {"RiggedSimple.glb", "RiggedFigure.glb", "Fox.glb"}) {
+    SCOPED_TRACE(name);
+    const GltfCharacter c = read_gltf(kKhronos + name);
+    std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, 1.0 / 60.0);
+    poses.resize(std::min<std::size_t>(poses.size(), 40));
+    const double size = size_of(c.meshes[0].V);
+    const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], poses.size(), 0.02 * size);
+    double cond = 0;
+    const std::vector<MatrixXd> d = gltf_rest_space_deltas(c, 0, poses, U, &cond);
+    EXPECT_GE(cond, 1.0);
+    // Exactness in doubles: LBS(V + delta) = LBS(V) + U.
+    for (std::size_t k = 0; k < U.size(); ++k)
+      EXPECT_LT(
+          (skinned(c.meshes[0], c.meshes[0].V + d[k], poses[k]) - skinned(c.meshes[0], c.meshes[0].V, poses[k]) - U[k])
+              .cwiseAbs()
+              .maxCoeff(),
+          1e-10 * size);
+    const std::string out = path(std::string("baked_") + name);
+    const GltfBakeReport r = write_gltf_bake(c, 0, 0, 1.0 / 60.0, d, out);
+    EXPECT_EQ(r.frames, static_cast<int>(U.size()));
+    EXPECT_EQ(r.targets, static_cast<int>(U.size()));
+    EXPECT_EQ(r.max_error, 0.0);
+    expect_bake_lands_on(c, out, poses, U, 1.0 / 60.0, 2e-5 * size);  // float32 positions, targets and keys
+  }
+}
+
+TEST_F(GltfScene, PcaEncodingStaysWithinItsToleranceWithWeightsInZeroOne) {
+  const GltfCharacter c = read_gltf(kKhronos + "Fox.glb");
+  std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, 1.0 / 60.0);
+  poses.resize(60);
+  const double size = size_of(c.meshes[0].V);
+  const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], poses.size(), 0.02 * size);
+  const std::vector<MatrixXd> d = gltf_rest_space_deltas(c, 0, poses, U);
+  GltfBakeOptions o;
+  o.encoding = "pca";
+  o.pca_tolerance = 1e-4;
+  const GltfBakeReport r = write_gltf_bake(c, 0, 0, 1.0 / 60.0, d, path("pca.glb"), o);
+  EXPECT_LT(r.targets, 20);  // a smooth motion: a few modes and the offset
+  EXPECT_GT(r.targets, 1);
+  EXPECT_LE(r.max_error_relative, 1e-4);
+  const GltfBakeReport full = write_gltf_bake(c, 0, 0, 1.0 / 60.0, d, path("frames.glb"));
+  EXPECT_LT(r.bytes, full.bytes / 2);
+  // the rest-space error bound becomes a skinned one through the blend (condition ~1)
+  expect_bake_lands_on(c, path("pca.glb"), poses, U, 1.0 / 60.0, 3e-4 * size);
+}
+
+TEST_F(GltfScene, BakeKeepsTheFileAndResamplesTheClip) {
+  const std::string in = kKhronos + "RiggedFigure.glb";
+  const GltfCharacter c = read_gltf(in);
+  const Glb src(in);
+  std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, 0.05);
+  const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], poses.size(), 0.01);
+  write_gltf_bake(c, 0, 0, 0.05, gltf_rest_space_deltas(c, 0, poses, U), path("o.glb"));
+  const Glb g(path("o.glb"));
+  for (const char* key : {"nodes", "skins", "materials", "scenes"}) EXPECT_EQ(g.j[key], src.j[key]) << key;
+  EXPECT_EQ(g.j["meshes"][0]["primitives"][0]["attributes"], src.j["meshes"][0]["primitives"][0]["attributes"]);
+  EXPECT_EQ(g.j["meshes"][0]["weights"].size(), poses.size());
+  EXPECT_EQ(g.j["meshes"][0]["extras"]["targetNames"].size(), poses.size());
+  // Every node channel: one LINEAR key per frame, sign-continuous unit quaternions.
+  const json& a = g.j["animations"][0];
+  const GltfCharacter o = read_gltf(path("o.glb"));
+  for (const GltfChannel& ch : o.clips[0].channels) {
+    EXPECT_EQ(ch.interpolation, GltfInterpolation::Linear);
+    ASSERT_EQ(ch.times.size(), static_cast<Index>(poses.size()));
+    if (ch.path == GltfPath::Rotation)
+      for (Index k = 0; k < ch.values.rows(); ++k) {
+        EXPECT_NEAR(ch.values.row(k).norm(), 1.0, 1e-6);
+        if (k > 0) EXPECT_GE(ch.values.row(k).dot(ch.values.row(k - 1)), 0.0);
+      }
+  }
+  EXPECT_EQ(a["channels"].size(), src.j["animations"][0]["channels"].size() + 1);
+  for (std::size_t k = 0; k < poses.size(); ++k)
+    EXPECT_LT((gltf_pose(o, 0, 0, 0.05 * static_cast<double>(k)) - poses[k]).cwiseAbs().maxCoeff(), 1e-5);
+}
+
+TEST_F(GltfScene, BakeRefusesMeshesItCannotExtend) {
+  test::Builder b = test::two_joint_box();
+  b.j["nodes"].push_back({{"name", "twin"}, {"mesh", 0}, {"skin", 0}});
+  b.j["scenes"][0]["nodes"].push_back(3);
+  const std::string twin = put("twin.glb", b.glb());
+  const GltfCharacter c = read_gltf(twin);
+  const std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, 0.5);
+  std::vector<MatrixXd> d(poses.size(), MatrixXd::Zero(c.meshes[0].V.rows(), 3));
+  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(c, 0, 0, 0.5, d, path("o.glb")); },
+                                                 "is used by 2 nodes");
+  test::Builder t = test::two_joint_box();
+  const int z = t.accessor({{"componentType", 5126}, {"type", "VEC3"}, {"count", 16}});
+  t.j["meshes"][0]["primitives"][0]["targets"] = json::array({{{"POSITION", z}}});
+  const GltfCharacter ct = read_gltf(put("targets.glb", t.glb()));
+  std::vector<MatrixXd> dt(poses.size(), MatrixXd::Zero(ct.meshes[0].V.rows(), 3));
+  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(ct, 0, 0, 0.5, dt, path("o.glb")); },
+                                                 "already has morph targets");
+  EXPECT_FALSE(std::filesystem::exists(path("o.glb")));
+  d[0](3, 1) = std::nan("");
+  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(c, 0, 0, 0.5, d, path("o.glb")); },
+                                                 "non-finite");
+}
+
+TEST_F(GltfScene, RestSpaceCachesAreTheMorphedSkinInBlendersZUpFrame) {
+  const Scene s = load_gltf_scene(put("box.glb", test::two_joint_box().glb()));
+  const GltfCharacter c = read_gltf(path("box.glb"));
+  const auto n = static_cast<std::size_t>(std::min<std::size_t>(s.poses.size(), 8));
+  const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], n, 0.05);
+  const GltfOutputs g = write_gltf_outputs(s, "", U, path(""));
+  EXPECT_EQ(std::filesystem::path(g.glb).filename(), "box.glb");
+  const PointCache pc = read_pc2(g.pc2);
+  std::vector<double> times;
+  const PointCache mdd = read_mdd(g.mdd, &times);
+  ASSERT_EQ(pc.frames.size(), n);
+  ASSERT_EQ(mdd.frames.size(), n);
+  std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, s.dt);
+  for (std::size_t k = 0; k < n; ++k) {
+    EXPECT_NEAR(times[k], static_cast<double>(k) * s.dt, 1e-6);
+    EXPECT_EQ(pc.frames[k], mdd.frames[k]);
+    MatrixXd rest(pc.frames[k].rows(), 3);  // Blender (x, y, z) = glTF (x, -z, y)
+    rest.col(0) = pc.frames[k].col(0);
+    rest.col(1) = pc.frames[k].col(2);
+    rest.col(2) = -pc.frames[k].col(1);
+    EXPECT_LT((skinned(c.meshes[0], rest, poses[k]) - skinned(c.meshes[0], c.meshes[0].V, poses[k]) - U[k])
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-5);
+  }
+}
+
+}  // namespace
+}  // namespace fastcd
