@@ -67,5 +67,22 @@ TEST(WeightSpaceConstraint, RowSpaceBasisOfTallAndWideMatrices) {
   }
 }
 
+// Zero rows and exact copies (an LBS constraint's usual redundancy, dropped before the QR)
+// change neither the rank nor the row space, also when only copies of one row remain.
+TEST(WeightSpaceConstraint, ZeroAndCopiedRowsAreIgnored) {
+  const Index nv = 200;
+  const MatrixXd B = MatrixXd::Random(5, nv);
+  MatrixXd A(13, nv);
+  A << B, MatrixXd::Zero(3, nv), B.topRows(3), -0.0 * B.topRows(1), B.bottomRows(1);
+  const VectorXd m = VectorXd::LinSpaced(nv, 0.5, 2.0);
+  const MatrixXd Q = row_space_basis(A, m, 1e-9), Qb = row_space_basis(B, m, 1e-9);
+  ASSERT_EQ(Q.rows(), 5);
+  EXPECT_LT(test::max_abs(B - B * Q.transpose() * Q), 1e-10 * test::max_abs(B));
+  EXPECT_LT(test::max_abs(Qb - Qb * Q.transpose() * Q), 1e-10);
+  MatrixXd copies(4, nv);
+  copies << B.row(2), B.row(2), MatrixXd::Zero(1, nv), B.row(2);
+  EXPECT_EQ(row_space_basis(copies, m, 1e-9).rows(), 1);
+}
+
 }  // namespace
 }  // namespace fastcd
