@@ -11,7 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libnglib-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
-  blender
+  blender tetgen
 )
 # Node.js runs the Khronos glTF validator in the tests (the machine's own node if it has one).
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs npm)

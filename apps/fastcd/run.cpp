@@ -47,11 +47,11 @@ struct RunSettings {
   std::string clip;
   bool list_clips = false;
   double metres_per_unit = 0, ym = 0, pr = -2, rho = 0, dt = 0;
-  std::string glb_encoding;
+  std::string glb_encoding, mesher;
   double pca_tolerance = 0;
   bool gltf_option_given() const {
     return !clip.empty() || list_clips || metres_per_unit > 0 || ym > 0 || pr > -2 || rho > 0 || dt > 0 ||
-           !glb_encoding.empty() || pca_tolerance > 0;
+           !glb_encoding.empty() || pca_tolerance > 0 || !mesher.empty();
   }
 };
 
@@ -60,8 +60,8 @@ Scene load_input(const RunSettings& st) {
   if (!is_gltf_file(st.scene)) {
     if (st.gltf_option_given())
       throw std::invalid_argument(
-          "--clip, --list-clips, --scale, --ym, --pr, --rho, --dt, --glb-encoding and --pca-tolerance are for glTF "
-          "characters; a scene JSON gives its own material and time step");
+          "--clip, --list-clips, --scale, --ym, --pr, --rho, --dt, --mesher, --glb-encoding and --pca-tolerance are "
+          "for glTF characters; a scene JSON gives its own material and time step");
     SceneOptions so;
     so.rig = st.rig;
     so.material = st.material;
@@ -76,6 +76,7 @@ Scene load_input(const RunSettings& st) {
   if (st.pr > -2) go.pr = st.pr;
   if (st.rho > 0) go.rho = st.rho;
   if (st.dt > 0) go.dt = st.dt;
+  if (!st.mesher.empty()) go.tets.mesher = st.mesher;
   std::fprintf(stdout, "meshing the skin and sampling the clip (glTF, YM %g Pa, pr %g, rho %g kg/m^3)\n", go.ym, go.pr,
                go.rho);
   std::fflush(stdout);
@@ -746,6 +747,10 @@ void register_run(CLI::App& app) {
   cmd->add_option("--rho", st->rho, "glTF: density, kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
   cmd->add_option("--dt", st->dt, "glTF: time step, s (default 1/60; the clip is sampled at it)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--mesher", st->mesher,
+                  "glTF: fills the skin with tets: netgen (default, in process) or tetgen (the TetGen program, "
+                  "-pYq1.414)")
+      ->check(CLI::IsMember({"netgen", "tetgen"}));
   cmd->add_option("--glb-encoding", st->glb_encoding,
                   "glTF: the secondary motion in <name>.glb: frames (one morph target per frame, exact; default) or "
                   "pca (a few targets, weights in [0, 1]; smaller)")

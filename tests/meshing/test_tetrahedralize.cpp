@@ -1,4 +1,4 @@
-// Netgen tetrahedralisation: the surface is kept bit for bit, the tets fill exactly the
+// Netgen and TetGen tetrahedralisation: the surface is kept bit for bit, the tets fill exactly the
 // enclosed volume with positive orientation, and bad surfaces are refused by name.
 #include "fastcd/meshing/tetrahedralize.hpp"
 
@@ -99,6 +99,37 @@ TEST(Tetrahedralize, RefusesSurfacesThatBoundNoSolid) {
   MatrixXd extra(9, 3);
   extra << V, 5, 5, 5;
   test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(extra, F); }, "vertex 8 is used by no triangle");
+}
+
+// The TetGen program (Debian tetgen, installed by scripts/setup.sh), as a separate process.
+TEST(Tetrahedralize, TetGenKeepsTheCubeAndTheFoxSkin) {
+  TetrahedralizeOptions o;
+  o.mesher = "tetgen";
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  const TetMesh cube = tetrahedralize(V, F, o);
+  EXPECT_EQ(cube.mesher, "tetgen");
+  expect_fills(V, F, cube);
+  const GltfCharacter c = read_gltf(test::shared_data("khronos-gltf/Fox.glb"));
+  const WeldedSurface w = weld_surface(c.meshes[0].V, c.meshes[0].F);
+  const TetMesh fox = tetrahedralize(w.V, w.F, o);
+  expect_fills(w.V, w.F, fox);  // bit for bit, though TetGen prints 16 digits
+  RecordProperty("tetgen_tets", std::to_string(fox.T.rows()));
+}
+
+TEST(Tetrahedralize, TetGenFailuresSayWhat) {
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  TetrahedralizeOptions o;
+  o.mesher = "tetgen";
+  o.tetgen_program = "fastcd-no-such-mesher";
+  test::expect_throw_with<std::runtime_error>([&] { tetrahedralize(V, F, o); }, "cannot run 'fastcd-no-such-mesher'");
+  o.tetgen_program = "false";  // runs, exits 1, writes nothing
+  test::expect_throw_with<std::runtime_error>([&] { tetrahedralize(V, F, o); }, "failed with status 1");
+  o.mesher = "gmsh";
+  test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(V, F, o); }, "mesher must be");
 }
 
 }  // namespace

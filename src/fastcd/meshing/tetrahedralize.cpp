@@ -3,8 +3,13 @@
 #include <dlfcn.h>
 #include <Eigen/Geometry>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <new>
 #include <ostream>
@@ -13,6 +18,8 @@
 #include <string>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/io/mesh_io.hpp"
+#include "fastcd/meshing/process.hpp"
 #include "fastcd/meshing/surface.hpp"
 
 // nglib's declarations only: the library is opened with dlopen on first use (Netgen pulls in
@@ -139,28 +146,9 @@ struct NetgenMesh {
   NetgenMesh& operator=(const NetgenMesh&) = delete;
 };
 
-}  // namespace
-
-TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
-                       const TetrahedralizeOptions& options) {
-  FASTCD_CHECK(V.cols() == 3 && F.cols() == 3, "need a #V x 3 surface with #F x 3 triangles, got ", shape_of(V),
-               " and ", shape_of(F));
-  FASTCD_CHECK(F.rows() >= 4, "a closed surface needs at least 4 triangles, got ", F.rows());
-  FASTCD_CHECK(options.grading >= 0 && options.grading <= 1, "grading must lie in [0, 1], got ", options.grading);
-  FASTCD_CHECK(options.optimize_steps >= 0 && options.optimize_steps <= 100,
-               "optimize_steps must lie in [0, 100], got ", options.optimize_steps);
-  const SurfaceDefects d = check_surface(V, F);
-  FASTCD_CHECK(d.ok(), "the surface does not bound a solid: ", d.describe());
-  FASTCD_CHECK(d.volume > 0, "the surface is oriented inward (enclosed volume ", d.volume,
-               "); reverse its triangles (normals must point out)");
-  {
-    std::vector<char> used(static_cast<std::size_t>(V.rows()), 0);
-    for (Index i = 0; i < F.size(); ++i) used[static_cast<std::size_t>(F.data()[i])] = 1;
-    for (Index v = 0; v < V.rows(); ++v)
-      FASTCD_CHECK(used[static_cast<std::size_t>(v)], "vertex ", v, " is used by no triangle (weld the surface first)");
-  }
-
-  const auto t0 = std::chrono::steady_clock::now();
+// Netgen in this process (serialised: it keeps global state).
+TetMesh run_netgen(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
+                   const TetrahedralizeOptions& options) {
   TetMesh out;
   out.mesher = "netgen";
   out.surface_vertices = V.rows();
@@ -212,13 +200,89 @@ TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
       for (int k = 0; k < 4; ++k) out.T(e, k) = pi[k] - 1;
     }
   }
-  FASTCD_ENSURE(out.X.topRows(V.rows()) == V, "Netgen moved surface vertices");
-  FASTCD_ENSURE(out.T.minCoeff() >= 0 && out.T.maxCoeff() < out.X.rows(), "Netgen returned an index out of range");
+  return out;
+}
+
+// The TetGen program (AGPL: run as a separate process, never linked): -p fills the surface,
+// -Y keeps it (no Steiner points on it; its vertices come first, in order), -q bounds the
+// radius-edge ratio, -z numbers from 0, -Q is quiet.
+TetMesh run_tetgen(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
+                   const TetrahedralizeOptions& options) {
+  namespace fs = std::filesystem;
+  std::string tmpl = (fs::temp_directory_path() / "fastcd-tetgen-XXXXXX").string();
+  FASTCD_ENSURE(mkdtemp(tmpl.data()) != nullptr, "cannot create a temporary folder for TetGen: ", std::strerror(errno));
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{tmpl};
+  const fs::path dir(tmpl);
+  write_off((dir / "surface.off").string(), V, F);
+  char q[32];
+  std::snprintf(q, sizeof q, "-pYzQq%.6g", options.tetgen_quality);
+  const std::string log = (dir / "tetgen.log").string();
+  const int status = detail::run_program({options.tetgen_program, q, (dir / "surface.off").string()}, log,
+                                         options.timeout_seconds, "TetGen");
+  if (status != 0) {
+    std::string tail = detail::last_lines(log, 3);
+    FASTCD_ENSURE(false, "TetGen (", options.tetgen_program, ") failed with status ", status,
+                  tail.empty() ? std::string() : ": " + tail);
+  }
+  const Mesh m = read_tetgen((dir / "surface.1.node").string(), (dir / "surface.1.ele").string());
+  TetMesh out;
+  out.mesher = "tetgen";
+  out.X = m.X;
+  out.T = m.T;
+  // TetGen prints coordinates with 16 significant digits: put the surface back bit for bit
+  // once it is known to be where it was.
+  FASTCD_ENSURE(out.X.rows() >= V.rows(), "TetGen returned ", out.X.rows(), " points for ", V.rows(),
+                " surface vertices");
+  const double tol = 1e-12 * std::max(1.0, V.cwiseAbs().maxCoeff());
+  const double moved = (out.X.topRows(V.rows()) - V).cwiseAbs().maxCoeff();
+  FASTCD_ENSURE(moved <= tol, "TetGen moved the surface vertices (by up to ", moved, ")");
+  out.X.topRows(V.rows()) = V;
+  return out;
+}
+
+}  // namespace
+
+TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
+                       const TetrahedralizeOptions& options) {
+  FASTCD_CHECK(V.cols() == 3 && F.cols() == 3, "need a #V x 3 surface with #F x 3 triangles, got ", shape_of(V),
+               " and ", shape_of(F));
+  FASTCD_CHECK(F.rows() >= 4, "a closed surface needs at least 4 triangles, got ", F.rows());
+  FASTCD_CHECK(options.grading >= 0 && options.grading <= 1, "grading must lie in [0, 1], got ", options.grading);
+  FASTCD_CHECK(options.optimize_steps >= 0 && options.optimize_steps <= 100,
+               "optimize_steps must lie in [0, 100], got ", options.optimize_steps);
+  const SurfaceDefects d = check_surface(V, F);
+  FASTCD_CHECK(d.ok(), "the surface does not bound a solid: ", d.describe());
+  FASTCD_CHECK(d.volume > 0, "the surface is oriented inward (enclosed volume ", d.volume,
+               "); reverse its triangles (normals must point out)");
+  {
+    std::vector<char> used(static_cast<std::size_t>(V.rows()), 0);
+    for (Index i = 0; i < F.size(); ++i) used[static_cast<std::size_t>(F.data()[i])] = 1;
+    for (Index v = 0; v < V.rows(); ++v)
+      FASTCD_CHECK(used[static_cast<std::size_t>(v)], "vertex ", v, " is used by no triangle (weld the surface first)");
+  }
+
+  FASTCD_CHECK(options.mesher == "netgen" || options.mesher == "tetgen", "mesher must be 'netgen' or 'tetgen', got '",
+               options.mesher, "'");
+  FASTCD_CHECK(options.tetgen_quality >= 1 && options.tetgen_quality <= 10,
+               "tetgen_quality (radius-edge bound) must lie in [1, 10], got ", options.tetgen_quality);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  TetMesh out = options.mesher == "tetgen" ? run_tetgen(V, F, options) : run_netgen(V, F, options);
+  out.surface_vertices = V.rows();
+  FASTCD_ENSURE(out.X.rows() >= V.rows() && out.X.topRows(V.rows()) == V, out.mesher, " moved surface vertices");
+  FASTCD_ENSURE(out.T.rows() > 0 && out.T.minCoeff() >= 0 && out.T.maxCoeff() < out.X.rows(), out.mesher,
+                " returned no tets or an index out of range");
   for (Index t = 0; t < out.T.rows(); ++t) {
     const Eigen::Vector3d a = out.X.row(out.T(t, 0)), b = out.X.row(out.T(t, 1)), c = out.X.row(out.T(t, 2)),
                           e = out.X.row(out.T(t, 3));
     const double det = (b - a).cross(c - a).dot(e - a);
-    FASTCD_ENSURE(det != 0 && std::isfinite(det), "Netgen returned a flat tet (", t, ")");
+    FASTCD_ENSURE(det != 0 && std::isfinite(det), out.mesher, " returned a flat tet (", t, ")");
     if (det < 0) std::swap(out.T(t, 1), out.T(t, 2));
   }
   const VectorXd angles = min_dihedral_angles(out.X, out.T);

@@ -1,7 +1,8 @@
 #pragma once
 // Tetrahedral meshes filling a closed triangle surface, its vertices kept exactly as the first
 // tet vertices (so skin weights copy over and rendering the skin needs no interpolation).
-// The default mesher is Netgen's nglib (Debian libnglib-dev, LGPL-2.1, linked dynamically).
+// The default mesher is Netgen's nglib (Debian libnglib-dev, LGPL-2.1, opened at run time); the
+// TetGen program (Debian tetgen, AGPL-3) is the alternative, run as a separate process.
 #include <string>
 
 #include "fastcd/common/types.hpp"
@@ -11,10 +12,14 @@ namespace fastcd {
 /// Tet sizes follow the surface's edge lengths (the surface is never refined; Netgen adds
 /// interior points only where the surface's sizes call for them).
 struct TetrahedralizeOptions {
+  std::string mesher = "netgen";  ///< "netgen" or "tetgen"
   /// Netgen's grading, 0 (uniform) .. 1 (grows fast away from fine surface detail).
   double grading = 0.3;
   /// Netgen's volume optimisation passes (improve the worst angles; the surface never moves).
   int optimize_steps = 3;
+  std::string tetgen_program = "tetgen";  ///< tetgen: the program (looked up on PATH)
+  double tetgen_quality = 1.414;          ///< tetgen: radius-edge bound (-q), in [1, 10]
+  double timeout_seconds = 600;           ///< tetgen: killed after this long
 };
 
 /// A tet mesh of a surface's interior.
@@ -25,16 +30,18 @@ struct TetMesh {
   double min_dihedral = 0;     ///< smallest dihedral angle of any tet (degrees)
   Index slivers = 0;           ///< tets with a dihedral angle under 5 degrees
   double seconds = 0;          ///< meshing wall time
-  std::string mesher;          ///< "netgen"
+  std::string mesher;          ///< "netgen" or "tetgen"
 };
 
 /// Fills the closed, outward-oriented, edge-manifold, self-intersection-free surface (V, F)
-/// with tets. Every vertex of V must be used by F. Calls are serialised (Netgen keeps global
-/// state); Netgen's own output is silenced.
+/// with tets. Every vertex of V must be used by F. Netgen calls are serialised (it keeps global
+/// state) and silenced; TetGen runs in a temporary folder (removed afterwards), its output to a
+/// log whose last lines a failure quotes, and is killed on cancellation or timeout.
 /// @throws std::invalid_argument naming what is wrong with the surface (open, non-manifold,
 ///         inconsistently oriented or self-intersecting: the first edges or triangles, see
 ///         check_surface; inward orientation; unused vertices), or std::runtime_error when the
-///         mesher fails or returns a mesh that does not keep the surface.
+///         mesher fails (TetGen: not installed, non-zero exit, timeout) or returns a mesh that
+///         does not keep the surface.
 TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
                        const TetrahedralizeOptions& options = {});
 

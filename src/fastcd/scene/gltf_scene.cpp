@@ -105,10 +105,11 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   } catch (const std::exception& e) {
     fail(path, std::string("tetrahedralising the skin: ") + e.what());
   }
-  s.notes.push_back("welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) +
-                    " vertices; Netgen: " + std::to_string(tm.X.rows()) + " vertices, " + std::to_string(tm.T.rows()) +
-                    " tets, min dihedral " + fmt(tm.min_dihedral, "%.2f") + " deg (" + std::to_string(tm.slivers) +
-                    " under 5), " + fmt(tm.seconds, "%.2f") + " s");
+  s.notes.push_back("welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) + " vertices; " +
+                    std::string(tm.mesher == "tetgen" ? "TetGen" : "Netgen") + ": " + std::to_string(tm.X.rows()) +
+                    " vertices, " + std::to_string(tm.T.rows()) + " tets, min dihedral " +
+                    fmt(tm.min_dihedral, "%.2f") + " deg (" + std::to_string(tm.slivers) + " under 5), " +
+                    fmt(tm.seconds, "%.2f") + " s");
 
   // Weights: the skin's on the surface (each welded vertex takes its first render vertex's),
   // harmonic inside.
