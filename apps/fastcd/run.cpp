@@ -45,7 +45,7 @@ struct RunSettings {
   bool dynamics = true, video = true, force = false, profile = false;
   // glTF characters only (0 / empty: the defaults of GltfSceneOptions).
   std::string clip;
-  bool list_clips = false;
+  bool list_clips = false, cache = true;
   double metres_per_unit = 0, ym = 0, pr = -2, rho = 0, dt = 0;
   std::string glb_encoding, mesher;
   double pca_tolerance = 0;
@@ -77,6 +77,12 @@ Scene load_input(const RunSettings& st) {
   if (st.rho > 0) go.rho = st.rho;
   if (st.dt > 0) go.dt = st.dt;
   if (!st.mesher.empty()) go.tets.mesher = st.mesher;
+  // Tets are cached beside the output folder, so a re-bake with other settings skips meshing.
+  if (st.cache)
+    go.cache_dir =
+        (fs::absolute(st.out.empty() ? fs::path("runs") / fs::path(st.scene).stem() : fs::path(st.out)).parent_path() /
+         ".fastcd-cache")
+            .string();
   std::fprintf(stdout, "meshing the skin and sampling the clip (glTF, YM %g Pa, pr %g, rho %g kg/m^3)\n", go.ym, go.pr,
                go.rho);
   std::fflush(stdout);
@@ -751,6 +757,9 @@ void register_run(CLI::App& app) {
                   "glTF: fills the skin with tets: netgen (default, in process) or tetgen (the TetGen program, "
                   "-pYq1.414)")
       ->check(CLI::IsMember({"netgen", "tetgen"}));
+  cmd->add_flag("!--no-cache", st->cache,
+                "glTF: mesh the skin again instead of reusing the tets cached in .fastcd-cache/ beside the output "
+                "folder");
   cmd->add_option("--glb-encoding", st->glb_encoding,
                   "glTF: the secondary motion in <name>.glb: frames (one morph target per frame, exact; default) or "
                   "pca (a few targets, weights in [0, 1]; smaller)")

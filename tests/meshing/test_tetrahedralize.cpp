@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -130,6 +133,43 @@ TEST(Tetrahedralize, TetGenFailuresSayWhat) {
   test::expect_throw_with<std::runtime_error>([&] { tetrahedralize(V, F, o); }, "failed with status 1");
   o.mesher = "gmsh";
   test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(V, F, o); }, "mesher must be");
+}
+
+class TetCache : public test::TempDir {};
+
+TEST_F(TetCache, SecondCallReadsTheCacheAndBadFilesAreReplaced) {
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  const std::string dir = path("cache");
+  bool hit = true;
+  const TetMesh a = tetrahedralize_cached(V, F, {}, dir, &hit);
+  EXPECT_FALSE(hit);
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1u);
+  const TetMesh b = tetrahedralize_cached(V, F, {}, dir, &hit);
+  EXPECT_TRUE(hit);
+  EXPECT_TRUE(test::same_matrix(a.X, b.X));
+  EXPECT_TRUE(test::same_matrix(a.T, b.T));
+  EXPECT_EQ(a.min_dihedral, b.min_dihedral);
+  expect_fills(V, F, b);
+  // Other settings or another surface: another entry.
+  TetrahedralizeOptions o;
+  o.optimize_steps = 1;
+  tetrahedralize_cached(V, F, o, dir, &hit);
+  EXPECT_FALSE(hit);
+  MatrixXd V2 = V;
+  V2(0, 0) = std::nextafter(V2(0, 0), -1.0);
+  tetrahedralize_cached(V2, F, {}, dir, &hit);
+  EXPECT_FALSE(hit);
+  // A damaged entry is meshed again and rewritten.
+  std::ofstream(files[0], std::ios::trunc) << "MeshVersionFormatted 1\nDimension 3\nVertices\n1\n0 0 0 0\nEnd\n";
+  const TetMesh c = tetrahedralize_cached(V, F, {}, dir, &hit);
+  EXPECT_FALSE(hit);
+  expect_fills(V, F, c);
+  tetrahedralize_cached(V, F, {}, dir, &hit);
+  EXPECT_TRUE(hit);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -289,6 +290,72 @@ TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
   out.min_dihedral = angles.minCoeff();
   out.slivers = (angles.array() < 5.0).count();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+namespace {
+
+void fnv(std::uint64_t& h, const void* data, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+}
+
+}  // namespace
+
+TetMesh tetrahedralize_cached(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
+                              const TetrahedralizeOptions& options, const std::string& cache_dir, bool* from_cache) {
+  if (from_cache != nullptr) *from_cache = false;
+  if (cache_dir.empty()) return tetrahedralize(V, F, options);
+  namespace fs = std::filesystem;
+  std::uint64_t h = 1469598103934665603ULL;
+  const std::string version = "fastcd tets 1|" + options.mesher + "|" + options.tetgen_program;
+  fnv(h, version.data(), version.size());
+  const Index dims[4] = {V.rows(), V.cols(), F.rows(), F.cols()};
+  fnv(h, dims, sizeof dims);
+  const MatrixXd Vc = V;
+  const MatrixXi Fc = F;
+  fnv(h, Vc.data(), sizeof(double) * static_cast<std::size_t>(Vc.size()));
+  fnv(h, Fc.data(), sizeof(int) * static_cast<std::size_t>(Fc.size()));
+  const double settings[4] = {options.grading, static_cast<double>(options.optimize_steps), options.tetgen_quality,
+                              0.0};
+  fnv(h, settings, sizeof settings);
+  char name[40];
+  std::snprintf(name, sizeof name, "tets-%016llx.mesh", static_cast<unsigned long long>(h));
+  const fs::path file = fs::path(cache_dir) / name;
+  std::error_code ec;
+  if (fs::is_regular_file(file, ec)) {
+    try {
+      const MeditMesh cached = read_mesh(file.string());
+      const auto t0 = std::chrono::steady_clock::now();
+      bool ok = cached.X.cols() == 3 && cached.T.cols() == 4 && cached.X.rows() >= V.rows() && cached.T.rows() > 0 &&
+                cached.X.topRows(V.rows()) == V;
+      for (Index t = 0; ok && t < cached.T.rows(); ++t) {
+        const Eigen::Vector3d a = cached.X.row(cached.T(t, 0)), b = cached.X.row(cached.T(t, 1)),
+                              c = cached.X.row(cached.T(t, 2)), e = cached.X.row(cached.T(t, 3));
+        ok = (b - a).cross(c - a).dot(e - a) > 0;
+      }
+      if (ok) {
+        TetMesh out;
+        out.X = cached.X;
+        out.T = cached.T;
+        out.surface_vertices = V.rows();
+        out.mesher = options.mesher;
+        const VectorXd angles = min_dihedral_angles(out.X, out.T);
+        out.min_dihedral = angles.minCoeff();
+        out.slivers = (angles.array() < 5.0).count();
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (from_cache != nullptr) *from_cache = true;
+        return out;
+      }
+    } catch (const std::exception&) {
+      // unreadable or stale: mesh again and overwrite it
+    }
+  }
+  TetMesh out = tetrahedralize(V, F, options);
+  fs::create_directories(cache_dir, ec);
+  FASTCD_ENSURE(fs::is_directory(cache_dir), "cannot create the tet cache folder '", cache_dir,
+                "': ", ec ? ec.message() : std::string("not a folder"));
+  write_mesh(file.string(), out.X, out.T);
   return out;
 }
 

@@ -45,4 +45,15 @@ struct TetMesh {
 TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
                        const TetrahedralizeOptions& options = {});
 
+/// tetrahedralize through a cache folder: the tets of (V, F, options) are kept in
+/// `cache_dir`/tets-<hash>.mesh, the hash taken over V and F bit for bit, the mesher and its
+/// settings, so a second bake of the same skin (new material, clip or solver) skips the meshing.
+/// A cached file is used only if it reads back with the surface exactly in place and positive
+/// tets; otherwise (or when missing) the surface is meshed and the file (re)written atomically.
+/// An empty `cache_dir` meshes without a cache. `from_cache`, if given, says which happened.
+/// @throws what tetrahedralize throws; std::runtime_error if the cache folder cannot be made.
+TetMesh tetrahedralize_cached(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
+                              const TetrahedralizeOptions& options, const std::string& cache_dir,
+                              bool* from_cache = nullptr);
+
 }  // namespace fastcd

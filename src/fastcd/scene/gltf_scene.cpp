@@ -100,8 +100,9 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   if (std::find(used.begin(), used.end(), 0) != used.end())
     fail(path, "the skin has vertices on no triangle (points or lines only); remove them in the modelling tool");
   TetMesh tm;
+  bool cached = false;
   try {
-    tm = tetrahedralize(w.V, F, o.tets);
+    tm = tetrahedralize_cached(w.V, F, o.tets, o.cache_dir, &cached);
   } catch (const std::exception& e) {
     fail(path, std::string("tetrahedralising the skin: ") + e.what());
   }
@@ -109,7 +110,7 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
                     std::string(tm.mesher == "tetgen" ? "TetGen" : "Netgen") + ": " + std::to_string(tm.X.rows()) +
                     " vertices, " + std::to_string(tm.T.rows()) + " tets, min dihedral " +
                     fmt(tm.min_dihedral, "%.2f") + " deg (" + std::to_string(tm.slivers) + " under 5), " +
-                    fmt(tm.seconds, "%.2f") + " s");
+                    (cached ? "from the cache " + o.cache_dir : fmt(tm.seconds, "%.2f") + " s"));
 
   // Weights: the skin's on the surface (each welded vertex takes its first render vertex's),
   // harmonic inside.

@@ -22,6 +22,8 @@ struct GltfSceneOptions {
   double pr = 0.45;            ///< Poisson's ratio
   double rho = 1000;           ///< density, kg / m^3
   TetrahedralizeOptions tets;
+  /// Folder of cached tet meshes (tetrahedralize_cached); "" meshes every time.
+  std::string cache_dir;
 };
 
 /// True for a path ending in .glb or .gltf (any case).
