@@ -750,6 +750,10 @@ def write_gltf_cases():
         put(g + name, d.glb())
 
     case("no_skin.glb", lambda d: d.doc["nodes"][2].pop("skin"))
+    # Valid glTF that `fastcd run` cannot simulate (tests/malformed/CMakeLists.txt, CLI cases).
+    d = GltfDoc()
+    d.doc.pop("animations")
+    put("gltf_cli/no_animation.glb", d.glb())
     case("no_meshes.glb", lambda d: (d.doc.pop("meshes"), d.doc["nodes"][2].pop("mesh")))
     case("position_past_view.glb", lambda d: d.doc["accessors"][0].update(count=9))
     case("accessor_missing.glb", lambda d: d.prim()["attributes"].update(POSITION=42))
