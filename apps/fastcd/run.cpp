@@ -412,6 +412,7 @@ int run_scene(const RunSettings& st) {
                          std::to_string(r.targets) + " targets, above --pca-tolerance " +
                          std::to_string(go.pca_tolerance) + ": use --glb-encoding frames for an exact bake");
     gltf_info = {{"glb", fs::path(g.glb).filename().string()},
+                 {"clip", g.clip},
                  {"encoding", r.encoding},
                  {"frames", r.frames},
                  {"targets", r.targets},

@@ -56,6 +56,28 @@ def compare(label, obj, expected, size, tol=TOL):
     assert worst < tol, f"{label}: Blender's positions differ from fastcd's by {worst:.2e} of the size at frame {at}"
 
 
+def play_clip(clip, obj):
+    """Makes the baked clip the active action of the armature and of the shape keys (the importer
+    makes the file's first animation active and stashes the others, shape keys included, in NLA
+    tracks), with the NLA muted so nothing else blends in."""
+    for o in bpy.context.scene.objects:
+        ad = o.animation_data
+        if o.type == "ARMATURE":
+            action = bpy.data.actions.get(f"{clip}_{o.name}")
+            assert action is not None, f"no action for clip {clip!r} on {o.name}: {[a.name for a in bpy.data.actions]}"
+            ad.action = action
+            for t in ad.nla_tracks:
+                t.mute = True
+    keys = obj.data.shape_keys
+    if keys is not None and keys.animation_data is not None:
+        ad = keys.animation_data
+        action = bpy.data.actions.get(f"{clip}_{obj.name}")
+        assert action is not None, f"no shape-key action for clip {clip!r}: {[a.name for a in bpy.data.actions]}"
+        ad.action = action
+        for t in ad.nla_tracks:
+            t.mute = True
+
+
 def main():
     out = Path(sys.argv[sys.argv.index("--") + 1])
     run = json.loads((out / "run.json").read_text())
@@ -74,6 +96,7 @@ def main():
     meshes = [o for o in scene.objects if o.type == "MESH"]
     assert len(meshes) == 1, f"expected one mesh object, got {[o.name for o in meshes]}"
     obj = meshes[0]
+    play_clip(run["gltf"]["clip"], obj)
     keys = obj.data.shape_keys
     assert keys is not None and len(keys.key_blocks) == run["gltf"]["targets"] + 1, "shape keys missing"
     # "pca" approximates the deltas within encoding_error_relative of the bind-pose diagonal

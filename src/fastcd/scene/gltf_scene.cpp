@@ -214,6 +214,7 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
   FASTCD_CHECK(U.size() <= poses.size(), U.size(), " frames of displacements, the clip samples ", poses.size());
   poses.resize(U.size());
   GltfOutputs out;
+  out.clip = c.clips[static_cast<std::size_t>(ci)].name;
   const std::vector<MatrixXd> deltas = gltf_rest_space_deltas(c, 0, poses, U, &out.worst_condition);
   const fs::path d(dir);
   out.glb = (d / (scene.name + ".glb")).string();

@@ -42,6 +42,7 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& options =
 /// What write_gltf_outputs wrote.
 struct GltfOutputs {
   std::string glb, pc2, mdd;   ///< the paths written
+  std::string clip;            ///< the baked clip's name (as read_gltf names it)
   GltfBakeReport report;       ///< the .glb's encoding
   double worst_condition = 1;  ///< largest condition number of a blended skinning 3x3
 };
