@@ -253,6 +253,8 @@ class CharacterBake {
       }
     }
     rest_measure_ = signed_measures(scene.X, scene.T);
+    if (scene.render_W.rows() > 0 && scene.render_W.rows() == surf_.E.rows())
+      render_J_ = lbs_jacobian(scene.render_V, scene.render_W);
     extent_ = (scene.X.colwise().maxCoeff() - scene.X.colwise().minCoeff()).norm();
   }
 
@@ -266,10 +268,17 @@ class CharacterBake {
   /// `writer`), its PC2 sample and preview frames.
   void record(int f, const Simulation& sim, BackgroundWriter& writer) {
     const MatrixXd Xr = sim.rig_positions(), Xc = sim.positions();
+    // The surface: embedded in the tets, or (glTF) its own skinning plus the embedded u_c.
+    MatrixXd Sr, Sc;
+    if (render_J_.rows() > 0) {
+      Sr = unflatten(render_J_ * sim.state().p, 3);
+      Sc = Sr + surf_.E * (Xc - Xr);
+    }
     max_uc_ = std::max(max_uc_, (Xc - Xr).rowwise().norm().maxCoeff());
     inverted.push_back(count_inverted(rest_measure_, signed_measures(Xc, scene_.T)));
     rig_inverted = std::max(rig_inverted, count_inverted(rest_measure_, signed_measures(Xr, scene_.T)));
-    const MatrixXd V = file_units(Xc);
+    const MatrixXd V =
+        render_J_.rows() > 0 ? MatrixXd((Sc * scene_.scale).rowwise() + scene_.center.transpose()) : file_units(Xc);
     char name[64];
     std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
     writer.push([this, path = (dir_ / "obj" / name).string(), V, Xc] {
@@ -280,7 +289,10 @@ class CharacterBake {
     });
     baked_.push_back(V);
     if (scene_.layout == "gltf") displacements.push_back(MatrixXd(surf_.E * (Xc - Xr)) * scene_.scale);
-    if (scene_.dim == 3) {  // previews show the baked surface
+    if (render_J_.rows() > 0) {
+      rig_frames.push_back(Sr);
+      cd_frames.push_back(Sc);
+    } else if (scene_.dim == 3) {  // previews show the baked surface
       rig_frames.push_back(surf_.E * Xr);
       cd_frames.push_back(surf_.E * Xc);
     } else {
@@ -341,6 +353,7 @@ class CharacterBake {
   bool whole_mesh_ = false;
   std::optional<ObjPassThrough> obj_;
   VectorXd rest_measure_;
+  SparseMatrix render_J_;  ///< glTF: LBS Jacobian of the render vertices with their own weights
   double extent_ = 0.0, max_uc_ = 0.0;
   std::vector<MatrixXd> baked_;
 };

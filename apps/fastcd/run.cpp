@@ -49,9 +49,10 @@ struct RunSettings {
   double metres_per_unit = 0, ym = 0, pr = -2, rho = 0, dt = 0;
   std::string glb_encoding, mesher;
   double pca_tolerance = 0;
+  int voxel_resolution = 0;
   bool gltf_option_given() const {
     return !clip.empty() || list_clips || metres_per_unit > 0 || ym > 0 || pr > -2 || rho > 0 || dt > 0 ||
-           !glb_encoding.empty() || pca_tolerance > 0 || !mesher.empty();
+           !glb_encoding.empty() || pca_tolerance > 0 || !mesher.empty() || voxel_resolution > 0;
   }
 };
 
@@ -77,6 +78,7 @@ Scene load_input(const RunSettings& st) {
   if (st.rho > 0) go.rho = st.rho;
   if (st.dt > 0) go.dt = st.dt;
   if (!st.mesher.empty()) go.tets.mesher = st.mesher;
+  if (st.voxel_resolution > 0) go.voxel.resolution = st.voxel_resolution;
   // Tets are cached beside the output folder, so a re-bake with other settings skips meshing.
   if (st.cache)
     go.cache_dir =
@@ -413,6 +415,7 @@ int run_scene(const RunSettings& st) {
                          std::to_string(go.pca_tolerance) + ": use --glb-encoding frames for an exact bake");
     gltf_info = {{"glb", fs::path(g.glb).filename().string()},
                  {"clip", g.clip},
+                 {"clip_index", g.clip_index},
                  {"encoding", r.encoding},
                  {"frames", r.frames},
                  {"targets", r.targets},
@@ -755,9 +758,12 @@ void register_run(CLI::App& app) {
   cmd->add_option("--dt", st->dt, "glTF: time step, s (default 1/60; the clip is sampled at it)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--mesher", st->mesher,
-                  "glTF: fills the skin with tets: netgen (default, in process) or tetgen (the TetGen program, "
-                  "-pYq1.414)")
-      ->check(CLI::IsMember({"netgen", "tetgen"}));
+                  "glTF: fills the skin with tets: netgen (default, in process), tetgen (the TetGen program, "
+                  "-pYq1.414) or voxel (a grid embedding the skin: works for open or self-intersecting skins)")
+      ->check(CLI::IsMember({"netgen", "tetgen", "voxel"}));
+  cmd->add_option("--voxel-resolution", st->voxel_resolution,
+                  "glTF, --mesher voxel: cells along the longest side (default 24)")
+      ->check(CLI::Range(2, 256));
   cmd->add_flag("!--no-cache", st->cache,
                 "glTF: mesh the skin again instead of reusing the tets cached in .fastcd-cache/ beside the output "
                 "folder");

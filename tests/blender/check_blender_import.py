@@ -56,6 +56,14 @@ def compare(label, obj, expected, size, tol=TOL):
     assert worst < tol, f"{label}: Blender's positions differ from fastcd's by {worst:.2e} of the size at frame {at}"
 
 
+def blender_clip_name(glb, index):
+    """The importer names an animation by its glTF name, or Anim_<index> when it has none."""
+    b = Path(glb).read_bytes()
+    jl, = struct.unpack_from("<I", b, 12)
+    anim = json.loads(b[20:20 + jl])["animations"][index]
+    return anim.get("name") or f"Anim_{index}"
+
+
 def play_clip(clip, obj):
     """Makes the baked clip the active action of the armature and of the shape keys (the importer
     makes the file's first animation active and stashes the others, shape keys included, in NLA
@@ -96,7 +104,7 @@ def main():
     meshes = [o for o in scene.objects if o.type == "MESH"]
     assert len(meshes) == 1, f"expected one mesh object, got {[o.name for o in meshes]}"
     obj = meshes[0]
-    play_clip(run["gltf"]["clip"], obj)
+    play_clip(blender_clip_name(out / run["gltf"]["glb"], run["gltf"]["clip_index"]), obj)
     keys = obj.data.shape_keys
     assert keys is not None and len(keys.key_blocks) == run["gltf"]["targets"] + 1, "shape keys missing"
     # "pca" approximates the deltas within encoding_error_relative of the bind-pose diagonal

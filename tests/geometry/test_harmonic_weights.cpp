@@ -1,6 +1,8 @@
 // harmonic_extension: linear reproduction, partition of unity, clamping, singular parts.
 #include "fastcd/geometry/harmonic_weights.hpp"
 
+#include "fastcd/geometry/embed_points.hpp"
+
 #include <gtest/gtest.h>
 
 #include "fastcd/geometry/boundary_facets.hpp"
@@ -70,6 +72,36 @@ TEST(HarmonicExtension, RefusesBadInputAndUntouchedParts) {
   two.T << m.T, (m.T.array() + static_cast<int>(m.X.rows())).matrix();
   test::expect_throw_with<std::runtime_error>([&] { harmonic_extension(two.X, two.T, known, Wk); },
                                               "part of the mesh touches no vertex with given weights");
+}
+
+// Weights known at embedded points: constants are kept exactly (partition of unity), the fit
+// of a smooth field tightens as `fit` grows, weights stay in [0, 1]; bad input is refused.
+TEST(HarmonicFit, KeepsConstantsAndFollowsTheDataAsFitGrows) {
+  const Mesh m = tetrahedralized_grid(5, 4, 6);
+  const MatrixXd P = (MatrixXd::Random(300, 3).array() * 0.45 + 0.5).matrix();
+  const Embedding e = embed_points(m.X, m.T, P);
+  MatrixXd Wp(P.rows(), 3);
+  for (Index i = 0; i < P.rows(); ++i) {
+    const Eigen::RowVector3d p = P.row(i);
+    Wp.row(i) << (1 + p.x()) / 6, (1 + p.y() + p.z()) / 6, (4 - p.x() - p.y() - p.z()) / 6;
+  }
+  double previous = 1;
+  for (double fit : {1.0, 1e2, 1e4}) {
+    const HarmonicExtension h = harmonic_fit(m.X, m.T, e.E, Wp, fit);
+    EXPECT_LT((h.W.rowwise().sum().array() - 1).abs().maxCoeff(), 1e-14);
+    EXPECT_GE(h.W.minCoeff(), 0.0);
+    EXPECT_LE(h.fit_error, previous) << "fit " << fit;
+    previous = h.fit_error;
+  }
+  EXPECT_LT(previous, 1e-3);
+  const HarmonicExtension c = harmonic_fit(m.X, m.T, e.E, MatrixXd::Constant(P.rows(), 1, 1.0));
+  EXPECT_LT((c.W.array() - 1).abs().maxCoeff(), 1e-12);
+  EXPECT_LT(c.fit_error, 1e-12);
+  test::expect_throw_with<std::invalid_argument>([&] { harmonic_fit(m.X, m.T, e.E, Wp.topRows(3)); }, "points");
+  MatrixXd neg = Wp;
+  neg(0, 0) = -1;
+  test::expect_throw_with<std::invalid_argument>([&] { harmonic_fit(m.X, m.T, e.E, neg); }, "negative");
+  test::expect_throw_with<std::invalid_argument>([&] { harmonic_fit(m.X, m.T, e.E, Wp, 0.0); }, "fit must be > 0");
 }
 
 }  // namespace

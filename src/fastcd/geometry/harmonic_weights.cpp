@@ -2,6 +2,7 @@
 
 #include <Eigen/SparseCholesky>
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "fastcd/common/cancel.hpp"
@@ -62,6 +63,52 @@ HarmonicExtension harmonic_extension(const Eigen::Ref<const MatrixXd>& X, const 
     FASTCD_ENSURE(sum > 0, "vertex ", v, " gets no positive harmonic weight");
     out.W.row(v) = w / sum;
   }
+  return out;
+}
+
+HarmonicExtension harmonic_fit(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                               const SparseMatrix& E, const Eigen::Ref<const MatrixXd>& W_points, double fit) {
+  check_mesh(X, T, "harmonic_fit");
+  const Index n = X.rows(), k = W_points.cols();
+  FASTCD_CHECK(E.cols() == n && E.rows() == W_points.rows(), "E is ", E.rows(), " x ", E.cols(), " for ",
+               W_points.rows(), " points and ", n, " vertices");
+  FASTCD_CHECK(k >= 1 && W_points.rows() >= 1, "no points or no columns");
+  check_finite(W_points, "W_points", "harmonic_fit");
+  FASTCD_CHECK(W_points.minCoeff() >= 0, "W_points has a negative weight (", W_points.minCoeff(), ")");
+  FASTCD_CHECK(fit > 0 && std::isfinite(fit), "fit must be > 0, got ", fit);
+  // Smoothness: the Dirichlet energy (it pulls the fit towards constants between the points,
+  // so weights are slightly flattened, never overshoot wildly: the squared Laplacian, which keeps
+  // affine fields, gave Fox weights down to -215 in a 24-cell grid).
+  const SparseMatrix K = dirichlet_laplacian(X, T);
+  const SparseMatrix EtE = SparseMatrix(E.transpose()) * E;
+  double tk = 0, te = 0;
+  for (Index i = 0; i < n; ++i) {
+    tk += K.coeff(i, i);
+    te += EtE.coeff(i, i);
+  }
+  FASTCD_CHECK(te > 0, "the points touch no vertex");
+  const double lambda = fit * tk / te;
+  const SparseMatrix A = K + lambda * EtE;
+  Eigen::SimplicialLDLT<SparseMatrix> ldlt(A);
+  FASTCD_ENSURE(ldlt.info() == Eigen::Success,
+                "harmonic_fit: the system is singular (a part of the mesh holds no point)");
+  detail::throw_if_cancelled("harmonic_fit");
+  HarmonicExtension out;
+  out.W = ldlt.solve(MatrixXd(lambda * (SparseMatrix(E.transpose()) * W_points)));
+  FASTCD_ENSURE(ldlt.info() == Eigen::Success && out.W.allFinite(),
+                "harmonic_fit: the solve failed (a part of the mesh holds no point)");
+  for (Index i = 0; i < n; ++i) {
+    for (Index c = 0; c < k; ++c)
+      if (out.W(i, c) < 0) {
+        out.most_negative = std::min(out.most_negative, out.W(i, c));
+        out.W(i, c) = 0;
+        ++out.clamped;
+      }
+    const double sum = out.W.row(i).sum();
+    FASTCD_ENSURE(sum > 0, "harmonic_fit: vertex ", i, " gets no weight (a part of the mesh holds no point)");
+    out.W.row(i) /= sum;
+  }
+  out.fit_error = (MatrixXd(E * out.W) - W_points).cwiseAbs().maxCoeff();
   return out;
 }
 

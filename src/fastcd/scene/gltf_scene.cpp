@@ -10,11 +10,14 @@
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/geometry/boundary_facets.hpp"
+#include "fastcd/geometry/embed_points.hpp"
 #include "fastcd/geometry/harmonic_weights.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/meshing/surface.hpp"
+#include "fastcd/meshing/voxel.hpp"
 
 namespace fastcd {
 
@@ -85,67 +88,105 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   // Skin -> welded surface -> tets.
   detail::throw_if_cancelled("load_gltf_scene");
   const WeldedSurface w = weld_surface(m.V, m.F);
-  const SurfaceDefects d = check_surface(w.V, w.F);
-  if (!d.ok())
-    fail(path, "the skin of '" + m.name + "' does not bound a solid (after welding " + std::to_string(m.V.rows()) +
-                   " vertices to " + std::to_string(w.V.rows()) + "; welded indices): " + d.describe() +
-                   ". Close it in the modelling tool");
-  MatrixXi F = w.F;
-  if (d.volume < 0) {
-    F = F.rowwise().reverse().eval();
-    s.warnings.push_back("the skin's triangles wind inward; reversed for meshing (the output keeps the file's)");
-  }
-  std::vector<char> used(static_cast<std::size_t>(w.V.rows()), 0);
-  for (Index i = 0; i < F.size(); ++i) used[static_cast<std::size_t>(F.data()[i])] = 1;
-  if (std::find(used.begin(), used.end(), 0) != used.end())
-    fail(path, "the skin has vertices on no triangle (points or lines only); remove them in the modelling tool");
-  TetMesh tm;
-  bool cached = false;
-  try {
-    tm = tetrahedralize_cached(w.V, F, o.tets, o.cache_dir, &cached);
-  } catch (const std::exception& e) {
-    fail(path, std::string("tetrahedralising the skin: ") + e.what());
-  }
-  s.notes.push_back("welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) + " vertices; " +
-                    std::string(tm.mesher == "tetgen" ? "TetGen" : "Netgen") + ": " + std::to_string(tm.X.rows()) +
-                    " vertices, " + std::to_string(tm.T.rows()) + " tets, min dihedral " +
-                    fmt(tm.min_dihedral, "%.2f") + " deg (" + std::to_string(tm.slivers) + " under 5), " +
-                    (cached ? "from the cache " + o.cache_dir : fmt(tm.seconds, "%.2f") + " s"));
+  const bool voxel = o.tets.mesher == "voxel";
+  MatrixXd TX;  // tets, file units
+  MatrixXi TT, F = w.F;
+  HarmonicExtension h;
+  Embedding emb;  // voxel: the render vertices in the tets
+  if (voxel) {
+    VoxelMesh vm;
+    try {
+      vm = voxel_mesh(w.V, w.F, o.voxel);
+    } catch (const std::exception& e) {
+      fail(path, std::string("voxelising the skin: ") + e.what());
+    }
+    TX = vm.X;
+    TT = vm.T;
+    s.notes.push_back("welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) +
+                      " vertices; voxels: " + std::to_string(vm.cells) + " cells of " + fmt(vm.cell_size) + " (" +
+                      std::to_string(vm.inside_cells) + " inside by winding number, " +
+                      std::to_string(vm.dropped_cells) + " dropped: no skin), " + std::to_string(TX.rows()) +
+                      " vertices, " + std::to_string(TT.rows()) + " tets, " + fmt(vm.seconds, "%.2f") + " s");
+    const auto t_w = std::chrono::steady_clock::now();
+    emb = embed_points(TX, TT, m.V);
+    detail::throw_if_cancelled("load_gltf_scene");
+    try {
+      h = harmonic_fit(TX, TT, emb.E, m.W);
+    } catch (const std::exception& e) {
+      fail(path, std::string("fitting the skin weights to the voxels: ") + e.what());
+    }
+    s.notes.push_back("weights: fitted to the " + std::to_string(m.V.rows()) + " skin vertices (largest error " +
+                      fmt(h.fit_error) + "; " + std::to_string(h.clamped) + " negatives clamped, most " +
+                      fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") + " s");
+    if (h.fit_error > 0.1)
+      s.warnings.push_back("the voxel grid (" + std::to_string(o.voxel.resolution) +
+                           " cells along the longest side) is too coarse for the skin weights: they differ by up to " +
+                           fmt(h.fit_error) +
+                           "; raise --voxel-resolution for a body that follows the rig more closely");
+  } else {
+    const SurfaceDefects d = check_surface(w.V, w.F);
+    if (!d.ok())
+      fail(path, "the skin of '" + m.name + "' does not bound a solid (after welding " + std::to_string(m.V.rows()) +
+                     " vertices to " + std::to_string(w.V.rows()) + "; welded indices): " + d.describe() +
+                     ". Close it in the modelling tool, or use --mesher voxel (a grid embedding the skin)");
+    if (d.volume < 0) {
+      F = F.rowwise().reverse().eval();
+      s.warnings.push_back("the skin's triangles wind inward; reversed for meshing (the output keeps the file's)");
+    }
+    std::vector<char> used(static_cast<std::size_t>(w.V.rows()), 0);
+    for (Index i = 0; i < F.size(); ++i) used[static_cast<std::size_t>(F.data()[i])] = 1;
+    if (std::find(used.begin(), used.end(), 0) != used.end())
+      fail(path, "the skin has vertices on no triangle (points or lines only); remove them in the modelling tool");
+    TetMesh tm;
+    bool cached = false;
+    try {
+      tm = tetrahedralize_cached(w.V, F, o.tets, o.cache_dir, &cached);
+    } catch (const std::exception& e) {
+      fail(path, std::string("tetrahedralising the skin: ") + e.what());
+    }
+    s.notes.push_back("welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) + " vertices; " +
+                      std::string(tm.mesher == "tetgen" ? "TetGen" : "Netgen") + ": " + std::to_string(tm.X.rows()) +
+                      " vertices, " + std::to_string(tm.T.rows()) + " tets, min dihedral " +
+                      fmt(tm.min_dihedral, "%.2f") + " deg (" + std::to_string(tm.slivers) + " under 5), " +
+                      (cached ? "from the cache " + o.cache_dir : fmt(tm.seconds, "%.2f") + " s"));
 
-  // Weights: the skin's on the surface (each welded vertex takes its first render vertex's),
-  // harmonic inside.
-  const auto t_w = std::chrono::steady_clock::now();
-  VectorXi first(w.V.rows());
-  first.setConstant(-1);
-  double seam_gap = 0;
-  for (Index r = 0; r < m.V.rows(); ++r) {
-    const int k = w.map[r];
-    if (first[k] < 0)
-      first[k] = static_cast<int>(r);
-    else
-      seam_gap = std::max(seam_gap, (m.W.row(r) - m.W.row(first[k])).cwiseAbs().maxCoeff());
+    // Weights: the skin's on the surface (each welded vertex takes its first render vertex's),
+    // harmonic inside.
+    const auto t_w = std::chrono::steady_clock::now();
+    VectorXi first(w.V.rows());
+    first.setConstant(-1);
+    double seam_gap = 0;
+    for (Index r = 0; r < m.V.rows(); ++r) {
+      const int k = w.map[r];
+      if (first[k] < 0)
+        first[k] = static_cast<int>(r);
+      else
+        seam_gap = std::max(seam_gap, (m.W.row(r) - m.W.row(first[k])).cwiseAbs().maxCoeff());
+    }
+    MatrixXd Wb(w.V.rows(), m.W.cols());
+    for (Index k = 0; k < w.V.rows(); ++k) Wb.row(k) = m.W.row(first[k]);
+    VectorXi known = VectorXi::LinSpaced(w.V.rows(), 0, static_cast<int>(w.V.rows()) - 1);
+    detail::throw_if_cancelled("load_gltf_scene");
+    h = harmonic_extension(tm.X, tm.T, known, Wb);
+    if (seam_gap > 1e-6)
+      s.warnings.push_back("seam duplicates carry different skin weights (largest difference " + fmt(seam_gap) +
+                           "); the simulation uses the first's at each welded vertex");
+    s.notes.push_back("weights: " + std::to_string(w.V.rows()) + " from the skin, " +
+                      std::to_string(tm.X.rows() - w.V.rows()) + " harmonic inside (" + std::to_string(h.clamped) +
+                      " negatives clamped, most " + fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") +
+                      " s");
+    TX = std::move(tm.X);
+    TT = std::move(tm.T);
   }
-  MatrixXd Wb(w.V.rows(), m.W.cols());
-  for (Index k = 0; k < w.V.rows(); ++k) Wb.row(k) = m.W.row(first[k]);
-  VectorXi known = VectorXi::LinSpaced(w.V.rows(), 0, static_cast<int>(w.V.rows()) - 1);
-  detail::throw_if_cancelled("load_gltf_scene");
-  const HarmonicExtension h = harmonic_extension(tm.X, tm.T, known, Wb);
-  if (seam_gap > 1e-6)
-    s.warnings.push_back("seam duplicates carry different skin weights (largest difference " + fmt(seam_gap) +
-                         "); the simulation uses the first's at each welded vertex");
-  s.notes.push_back("weights: " + std::to_string(w.V.rows()) + " from the skin, " +
-                    std::to_string(tm.X.rows() - w.V.rows()) + " harmonic inside (" + std::to_string(h.clamped) +
-                    " negatives clamped, most " + fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") +
-                    " s");
 
   // Normalisation, as every scene: X = (X - center) / scale.
-  s.center = ((tm.X.colwise().maxCoeff() + tm.X.colwise().minCoeff()) / 2.0).transpose();
-  const MatrixXd Xc = tm.X.rowwise() - s.center.transpose();
+  s.center = ((TX.colwise().maxCoeff() + TX.colwise().minCoeff()) / 2.0).transpose();
+  const MatrixXd Xc = TX.rowwise() - s.center.transpose();
   s.scale = Xc.cwiseAbs().maxCoeff();
   if (!(s.scale > 0)) fail(path, "the skin has zero extent");
   s.X = Xc / s.scale;
-  s.T = tm.T;
-  s.surface = F;
+  s.T = TT;
+  s.surface = voxel ? boundary_facets(TT).F : F;
   s.W = h.W;
   const double L = s.scale * o.metres_per_unit;
   s.metres_per_normalised_unit = L;
@@ -187,6 +228,13 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   // Output: every render vertex on its welded tet vertex (seams move together).
   s.render_V = (m.V.rowwise() - s.center.transpose()) / s.scale;
   s.render_F = m.F;
+  s.render_W = m.W;
+  if (voxel) {  // barycentric in the voxel tets (affine, so the normalisation keeps it)
+    s.render_E = emb.E;
+    s.render_element = emb.element;
+    s.render_max_distance = emb.distance.maxCoeff() / s.scale;
+    return s;
+  }
   std::vector<Triplet> sel;
   sel.reserve(static_cast<std::size_t>(m.V.rows()));
   for (Index r = 0; r < m.V.rows(); ++r) sel.emplace_back(r, w.map[r], 1.0);
@@ -215,6 +263,7 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
   poses.resize(U.size());
   GltfOutputs out;
   out.clip = c.clips[static_cast<std::size_t>(ci)].name;
+  out.clip_index = ci;
   const std::vector<MatrixXd> deltas = gltf_rest_space_deltas(c, 0, poses, U, &out.worst_condition);
   const fs::path d(dir);
   out.glb = (d / (scene.name + ".glb")).string();

@@ -10,6 +10,7 @@
 
 #include "fastcd/io/gltf_write.hpp"
 #include "fastcd/meshing/tetrahedralize.hpp"
+#include "fastcd/meshing/voxel.hpp"
 #include "fastcd/scene/scene.hpp"
 
 namespace fastcd {
@@ -21,7 +22,8 @@ struct GltfSceneOptions {
   double ym = 2e4;             ///< Young's modulus, Pa (soft tissue)
   double pr = 0.45;            ///< Poisson's ratio
   double rho = 1000;           ///< density, kg / m^3
-  TetrahedralizeOptions tets;
+  TetrahedralizeOptions tets;  ///< tets.mesher "netgen", "tetgen" or "voxel" (voxel_mesh with `voxel`)
+  VoxelOptions voxel;
   /// Folder of cached tet meshes (tetrahedralize_cached); "" meshes every time.
   std::string cache_dir;
 };
@@ -43,6 +45,7 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& options =
 struct GltfOutputs {
   std::string glb, pc2, mdd;   ///< the paths written
   std::string clip;            ///< the baked clip's name (as read_gltf names it)
+  int clip_index = 0;          ///< ... and its index among the file's animations
   GltfBakeReport report;       ///< the .glb's encoding
   double worst_condition = 1;  ///< largest condition number of a blended skinning 3x3
 };

@@ -49,6 +49,11 @@ struct Scene {
   SparseMatrix render_E;
   VectorXi render_element;           ///< #render_V: the tet each render vertex is embedded in
   double render_max_distance = 0.0;  ///< farthest render vertex from the tet mesh (normalised units)
+  /// glTF: the render vertices' own skin weights (#render_V x #handles). When set, the baked
+  /// surface is their LBS under the scene's poses plus the embedded complementary displacement
+  /// render_E u_c, exactly what the baked .glb plays (the tets' fitted or welded weights drive
+  /// only the simulation).
+  MatrixXd render_W;
   /// The OBJ whose `v` records are the baked surface's vertices (the render mesh, or a 2D
   /// scene's own OBJ mesh): a bake rewrites its positions and keeps everything else (UVs,
   /// normals, groups, materials). Empty when the baked surface is the tets' boundary.
