@@ -269,10 +269,11 @@ class CharacterBake {
   void record(int f, const Simulation& sim, BackgroundWriter& writer) {
     const MatrixXd Xr = sim.rig_positions(), Xc = sim.positions();
     // The surface: embedded in the tets, or (glTF) its own skinning plus the embedded u_c.
-    MatrixXd Sr, Sc;
+    MatrixXd Sr, Sc, Su;  // rig, simulated and complementary positions of the surface
+    if (scene_.layout == "gltf") Su = surf_.E * (Xc - Xr);
     if (render_J_.rows() > 0) {
       Sr = unflatten(render_J_ * sim.state().p, 3);
-      Sc = Sr + surf_.E * (Xc - Xr);
+      Sc = Sr + Su;
     }
     max_uc_ = std::max(max_uc_, (Xc - Xr).rowwise().norm().maxCoeff());
     inverted.push_back(count_inverted(rest_measure_, signed_measures(Xc, scene_.T)));
@@ -288,7 +289,7 @@ class CharacterBake {
         write_obj(path, V, surf_.F);
     });
     baked_.push_back(V);
-    if (scene_.layout == "gltf") displacements.push_back(MatrixXd(surf_.E * (Xc - Xr)) * scene_.scale);
+    if (scene_.layout == "gltf") displacements.push_back(Su * scene_.scale);
     if (render_J_.rows() > 0) {
       rig_frames.push_back(Sr);
       cd_frames.push_back(Sc);
