@@ -1,4 +1,4 @@
-"""File formats: meshes (OBJ, OFF, Medit .mesh, Gmsh .msh, TetGen), rigs (TGF), weights and
+"""File formats: meshes (OBJ, OFF, PLY, Medit .mesh, Gmsh .msh, TetGen), rigs (TGF), weights and
 matrices (DMAT) and point caches (PC2). Every reader names the file and the line or byte of
 a problem (ValueError / RuntimeError); every writer writes atomically."""
 from pathlib import Path
@@ -6,8 +6,9 @@ from pathlib import Path
 from . import _convert as cv
 from . import _fastcd
 
-__all__ = ["read_obj", "read_obj_2d", "write_obj", "read_off", "read_mesh", "write_mesh", "read_msh", "read_tetgen",
-           "read_volume_mesh", "read_tgf", "read_dmat", "write_dmat", "read_pc2", "write_pc2"]
+__all__ = ["read_obj", "read_obj_2d", "write_obj", "read_off", "read_ply", "write_ply", "read_surface", "read_mesh",
+           "write_mesh", "read_msh", "read_tetgen", "read_volume_mesh", "read_tgf", "read_dmat", "write_dmat", "read_pc2",
+           "write_pc2"]
 
 
 def _path(p):
@@ -32,6 +33,23 @@ def write_obj(path, V, F):
 def read_off(path):
     """OFF surface -> (V, F)."""
     return _fastcd.read_off(_path(path))
+
+
+def read_ply(path):
+    """PLY surface (ASCII or binary, either byte order) -> (V (n, 3), F (f, 3), UV, N); polygons
+    are fan-triangulated. UV is (n, 2) when the vertices have (s, t), (u, v) or
+    (texture_u, texture_v), else (0, 2); N is (n, 3) when they have (nx, ny, nz), else (0, 3)."""
+    return _fastcd.read_ply(_path(path))
+
+
+def write_ply(path, V, F, binary=True):
+    """Writes a PLY surface, binary little-endian (default) or ASCII; both round-trip exactly."""
+    _fastcd.write_ply(_path(path), cv.float_matrix(V, "V", cols=(2, 3)), cv.index_matrix(F, "F"), bool(binary))
+
+
+def read_surface(path):
+    """Any surface by its extension (.obj, .off or .ply, any case) -> (V (n, 3), F (f, 3))."""
+    return _fastcd.read_surface(_path(path))
 
 
 def read_mesh(path):

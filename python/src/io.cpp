@@ -8,6 +8,7 @@
 
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
+#include "fastcd/io/ply_io.hpp"
 #include "fastcd/io/rig_io.hpp"
 #include "fastcd/scene/scene.hpp"
 #include "fastcd/scene/scene_simulation.hpp"
@@ -50,6 +51,24 @@ void bind_io(py::module_& m) {
         return py::make_tuple(s.V, s.F);
       },
       "path"_a, "OFF surface -> (V, F).");
+  m.def(
+      "read_ply",
+      [](const std::string& p) {
+        PlyMesh s = read_ply(p);
+        return py::make_tuple(s.V, s.F, s.UV, s.N);
+      },
+      "path"_a,
+      "PLY surface (ASCII or binary of either byte order) -> (V, F, UV (n, 2) or (0, 2), N (n, 3) or (0, 3)); "
+      "polygons fan-triangulated.");
+  m.def("write_ply", &write_ply, "path"_a, "V"_a, "F"_a, "binary"_a = true,
+        "Writes a PLY (binary little-endian or ASCII; atomically, exact round trip).");
+  m.def(
+      "read_surface",
+      [](const std::string& p) {
+        SurfaceMesh s = read_surface(p);
+        return py::make_tuple(s.V, s.F);
+      },
+      "path"_a, "Any surface by its extension (.obj, .off, .ply; any case) -> (V, F).");
   m.def(
       "read_mesh",
       [](const std::string& p) {

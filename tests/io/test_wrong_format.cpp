@@ -8,6 +8,7 @@
 
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
+#include "fastcd/io/ply_io.hpp"
 #include "fastcd/io/rig_io.hpp"
 #include "io/io_test_util.hpp"
 #include "test_util.hpp"
@@ -42,6 +43,8 @@ TEST(WrongFormatIo, EveryReaderRejectsOtherFormatsNamingTheFile) {
       {"read_obj", [](const std::string& p) { read_obj(p); }, {tgf, dmat, msh}},
       {"read_obj_2d", [](const std::string& p) { read_obj_2d(p); }, {mesh, node}},
       {"read_off", [](const std::string& p) { read_off(p); }, {obj, mesh, msh, dmat, node}},
+      {"read_ply", [](const std::string& p) { read_ply(p); }, {obj, mesh, msh, tgf, dmat, node}},
+      {"read_surface", [](const std::string& p) { read_surface(p); }, {}},
       {"read_mesh", [](const std::string& p) { read_mesh(p); }, {obj, msh, tgf, dmat}},
       {"read_msh", [](const std::string& p) { read_msh(p); }, {obj, mesh, tgf, dmat}},
       {"read_tetgen", [ele](const std::string& p) { read_tetgen(p, ele); }, {obj, mesh, msh, dmat, ele}},

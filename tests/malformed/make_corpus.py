@@ -24,6 +24,8 @@ def put(rel, content):
 # Unit cube, 8 vertices (v = x + 2y + 4z), 6 Kuhn tets, all positively oriented.
 CUBE_V = [(x, y, z) for z in (0, 1) for y in (0, 1) for x in (0, 1)]
 CUBE_T = [(0, 1, 3, 7), (0, 5, 1, 7), (0, 3, 2, 7), (0, 2, 6, 7), (0, 4, 5, 7), (0, 6, 4, 7)]
+# Its six sides as outward quads.
+CUBE_QUADS = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
 # 3 x 3 grid on [0, 2]^2, 9 vertices (v = x + 3y), 8 triangles.
 SQ_V = [(x, y) for y in range(3) for x in range(3)]
 SQ_T = []
@@ -128,6 +130,26 @@ def dmat_binary(rows):
     return b"0 0\n%d %d\n" % (c, r) + struct.pack("<%dd" % len(vals), *vals)
 
 
+def ply(V, F, fmt="ascii", vtype="float", count="uchar", index="int", nv=None, nf=None, after=""):
+    """A PLY surface: x y z of `vtype`, a `count`/`index` vertex_indices list, `after` appended
+    to the header before end_header (more elements)."""
+    head = "ply\nformat %s 1.0\ncomment fastcd malformed corpus\nelement vertex %d\n" % (
+        fmt, len(V) if nv is None else nv)
+    head += "".join("property %s %s\n" % (vtype, c) for c in "xyz")
+    head += "element face %d\nproperty list %s %s vertex_indices\n" % (len(F) if nf is None else nf, count, index)
+    head += after + "end_header\n"
+    if fmt == "ascii":
+        num = lambda c: c if isinstance(c, str) else "%g" % c
+        return head + "".join(" ".join(num(c) for c in v) + "\n" for v in V) + "".join(
+            "%d %s\n" % (len(f), " ".join(str(i) for i in f)) for f in F)
+    code = {"char": "b", "uchar": "B", "short": "h", "ushort": "H", "int": "i", "uint": "I", "float": "f",
+            "double": "d"}
+    e = "<" if fmt == "binary_little_endian" else ">"
+    body = b"".join(struct.pack(e + "3" + code[vtype], *v) for v in V)
+    body += b"".join(struct.pack(e + code[count] + str(len(f)) + code[index], len(f), *f) for f in F)
+    return head.encode() + body
+
+
 def pc2(frames, start=1.0, rate=1.0, np_=None, ns=None, version=1):
     np_ = len(frames[0]) if np_ is None else np_
     ns = len(frames) if ns is None else ns
@@ -212,6 +234,9 @@ def write_valid_readers():
     put(v + "cube.obj", obj3d(CUBE_V, [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4)]))
     put(v + "square.obj", obj2d(SQ_V, SQ_T))
     put(v + "cube.off", off(CUBE_V, [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5)]))
+    put(v + "cube.ply", ply(CUBE_V, CUBE_QUADS))
+    put(v + "cube_binary.ply", ply(CUBE_V, CUBE_QUADS, "binary_little_endian"))
+    put(v + "cube_big_endian.ply", ply(CUBE_V, CUBE_QUADS, "binary_big_endian", vtype="double", count="int"))
     put(v + "cube.mesh", medit(CUBE_V, CUBE_T))
     put(v + "square.mesh", medit(SQ_V, SQ_T, dim=2))
     put(v + "cube22.msh", msh22(CUBE_V, CUBE_T))
@@ -297,6 +322,43 @@ def write_off_cases():
     put(d + "huge_corner_count.off", OFF_HEAD + "99999999999 0 1 2\n")
     put(d + "non_numeric.off", OFF_HEAD.replace("0 1 0\n", "0 one 0\n") + "3 0 1 2\n")
     put(d + "binary_garbage.off", b"OFF\n" + GARBAGE)
+
+
+def write_ply_cases():
+    d = "ply/"
+    V, F = CUBE_V, CUBE_QUADS
+    LE, BE = "binary_little_endian", "binary_big_endian"
+    ok = ply(V, F)
+    head, data = ok.split("end_header\n")
+    binary = ply(V, F, LE)
+    put(d + "empty.ply", "")
+    put(d + "not_ply.ply", off(V, F))
+    put(d + "binary_garbage.ply", GARBAGE)
+    put(d + "control_character_in_header.ply", ok.replace("comment fastcd", "comment \x01\x02 fastcd"))
+    put(d + "unknown_format.ply", ply(V, F, "binary_middle_endian"))
+    put(d + "version_2.ply", ok.replace(" 1.0\n", " 2.0\n", 1))
+    put(d + "unknown_type.ply", ply(V, F, vtype="float16"))
+    put(d + "float_list_count.ply", ply(V, F, count="float"))
+    put(d + "no_end_header.ply", head)
+    put(d + "missing_z.ply", ok.replace("property float z\n", ""))
+    put(d + "point_cloud.ply", head[:head.index("element face")] + "end_header\n" + data[:data.index("4 ")])
+    put(d + "no_vertex_indices.ply", ok.replace("vertex_indices", "vertex_ids"))
+    put(d + "huge_vertex_count.ply", ply(V, F, nv=10 ** 12))
+    put(d + "large_vertex_count_binary.ply", ply(V, F, LE, nv=2 * 10 ** 9))
+    put(d + "large_face_count.ply", ply(V, F, nf=2 * 10 ** 9))
+    put(d + "huge_unknown_element.ply", ply(V, F, LE, after="element edge 1000000000000\nproperty int vertex1\n"))
+    put(d + "truncated_binary.ply", binary[:-30])
+    put(d + "trailing_data_binary.ply", binary + b"\0\0\0\0")
+    put(d + "more_faces_than_declared.ply", ply(V, F, nf=5))
+    put(d + "nan_coordinate_big_endian.ply", ply(V[:3] + [(1, float("nan"), 0)] + V[4:], F, BE))
+    put(d + "inf_coordinate.ply", ply(V[:5] + [(1, 0, "inf")] + V[6:], F))
+    put(d + "non_numeric.ply", ply(V[:2] + [("one", 1, 0)] + V[3:], F))
+    put(d + "vertex_index_out_of_range.ply", ply(V, F[:1] + [(4, 5, 8, 6)] + F[2:]))
+    put(d + "negative_vertex_index_binary.ply", ply(V, [(0, -1, 3, 1)] + F[1:], LE))
+    put(d + "uint_index_overflow.ply", ply(V, F[:5] + [(1, 3, 7, 4294967295)], LE, index="uint"))
+    put(d + "negative_list_count.ply", ply(V, F, count="char").replace("\n4 0 4 6 2\n", "\n-4 0 4 6 2\n"))
+    put(d + "face_with_two_corners.ply", ply(V, F[:3] + [(2, 6)] + F[4:]))
+    put(d + "ascii_with_binary_data.ply", (head + "end_header\n").encode() + binary.split(b"end_header\n")[1])
 
 
 def medit_cube(vcount=None, tets=CUBE_T, V=CUBE_V, dim=3, extra=""):
@@ -831,6 +893,7 @@ if __name__ == "__main__":
     write_obj_cases()
     write_obj2d_cases()
     write_off_cases()
+    write_ply_cases()
     write_mesh_cases()
     write_msh_cases()
     write_tetgen_cases()

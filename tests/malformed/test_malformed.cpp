@@ -18,6 +18,7 @@
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/npy.hpp"
 #include "fastcd/io/pc2_io.hpp"
+#include "fastcd/io/ply_io.hpp"
 #include "fastcd/io/rig_io.hpp"
 #include "fastcd/scene/scene.hpp"
 
@@ -30,7 +31,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class Reader { obj, obj2d, off, mesh, msh, tetgen, tgf, dmat, pc2, anim2d, bones3d, points3d, npy, scene, gltf };
+enum class Reader {
+  obj,
+  obj2d,
+  off,
+  ply,
+  mesh,
+  msh,
+  tetgen,
+  tgf,
+  dmat,
+  pc2,
+  anim2d,
+  bones3d,
+  points3d,
+  npy,
+  scene,
+  gltf
+};
 
 const char* function_of(Reader r) {
   switch (r) {
@@ -40,6 +58,8 @@ const char* function_of(Reader r) {
       return "read_obj_2d";
     case Reader::off:
       return "read_off";
+    case Reader::ply:
+      return "read_ply";
     case Reader::mesh:
       return "read_mesh";
     case Reader::msh:
@@ -83,6 +103,9 @@ void run(Reader r, const std::string& file) {
       break;
     case Reader::off:
       read_off(file);
+      break;
+    case Reader::ply:
+      read_ply(file);
       break;
     case Reader::mesh:
       read_mesh(file);
@@ -184,6 +207,39 @@ const std::vector<Case> kCases = {
     {R::off, "off/huge_corner_count.off", "line 7: face corner count 99999999999 is out of range"},
     {R::off, "off/non_numeric.off", "line 5: expected y coordinate, got 'one'"},
     {R::off, "off/binary_garbage.off", "contains a NUL byte"},
+    // ------------------------------------------------------------------------------ PLY
+    {R::ply, "ply/empty.ply", "file is empty (not a PLY file)"},
+    {R::ply, "ply/not_ply.ply", "line 1: expected 'ply', got 'OFF' (not a PLY file"},
+    {R::ply, "ply/binary_garbage.ply", "line 1: expected 'ply', got '"},
+    {R::ply, "ply/control_character_in_header.ply", "line 3: control character in the header"},
+    {R::ply, "ply/unknown_format.ply", "line 2: unknown format 'binary_middle_endian'"},
+    {R::ply, "ply/version_2.ply", "line 2: format version '2.0' is not supported (1.0 is)"},
+    {R::ply, "ply/unknown_type.ply", "line 5: unknown property type 'float16'"},
+    {R::ply, "ply/float_list_count.ply", "line 9: list count type 'float' is not an integer type"},
+    {R::ply, "ply/no_end_header.ply", "line 9: unexpected end of file: missing 'end_header'"},
+    {R::ply, "ply/missing_z.ply", "line 4: element 'vertex' has no property 'z'"},
+    {R::ply, "ply/point_cloud.ply", "no 'face' element: a point cloud (8 vertices, no faces) is not a surface"},
+    {R::ply, "ply/no_vertex_indices.ply", "line 8: element 'face' has no list property 'vertex_indices'"},
+    {R::ply, "ply/huge_vertex_count.ply", "line 4: vertex count 1000000000000 is out of range [0, 2147483647]"},
+    {R::ply, "ply/large_vertex_count_binary.ply",
+     "line 4: element 'vertex' declares 2000000000 records of at least 12 bytes but only 198 bytes are left"},
+    {R::ply, "ply/large_face_count.ply",
+     "line 8: element 'face' declares 2000000000 records of at least 2 bytes but only 61 bytes are left"},
+    {R::ply, "ply/huge_unknown_element.ply",
+     "line 10: element 'edge' declares 1000000000000 records of at least 4 bytes but only 96 bytes are left"},
+    {R::ply, "ply/truncated_binary.ply",
+     "byte 365: truncated file: face 4, property 'vertex_indices' lists 4 int items but only 3 bytes remain"},
+    {R::ply, "ply/trailing_data_binary.ply", "byte 399: 4 bytes of trailing data after the last element"},
+    {R::ply, "ply/more_faces_than_declared.ply", "line 24: unexpected content '4' after the last element"},
+    {R::ply, "ply/nan_coordinate_big_endian.ply", "byte 238: vertex 3, property 'y' is not finite (nan)"},
+    {R::ply, "ply/inf_coordinate.ply", "line 16: vertex 5, property 'z' is not finite (inf)"},
+    {R::ply, "ply/non_numeric.ply", "line 13: vertex 2, property 'x': expected a number, got 'one'"},
+    {R::ply, "ply/vertex_index_out_of_range.ply", "line 20: face 1: vertex index 8 is out of range [0, 7]"},
+    {R::ply, "ply/negative_vertex_index_binary.ply", "byte 302: face 0: vertex index -1 is out of range [0, 7]"},
+    {R::ply, "ply/uint_index_overflow.ply", "byte 396: face 5: vertex index 4294967295 is out of range [0, 7]"},
+    {R::ply, "ply/negative_list_count.ply", "line 23: face 4, property 'vertex_indices': negative list count -4"},
+    {R::ply, "ply/face_with_two_corners.ply", "line 22: face 3 has 2 corners; at least 3 are needed"},
+    {R::ply, "ply/ascii_with_binary_data.ply", "line 11: contains a NUL byte: binary data, not a text PLY file"},
     // ---------------------------------------------------------------------------- Medit
     {R::mesh, "mesh/empty.mesh", "file is empty (not a Medit .mesh file)"},
     {R::mesh, "mesh/no_version.mesh", "line 1: expected 'MeshVersionFormatted', got 'Dimension'"},
@@ -617,7 +673,7 @@ TEST(MalformedCorpus, EveryFileHasARowAndEveryRowAFile) {
     }
   }
   for (const char* dir :
-       {"obj", "obj2d", "off", "mesh", "msh", "tetgen", "tgf", "dmat", "pc2", "anim2d", "anim3d", "npy", "gltf"})
+       {"obj", "obj2d", "off", "ply", "mesh", "msh", "tetgen", "tgf", "dmat", "pc2", "anim2d", "anim3d", "npy", "gltf"})
     for (const auto& e : fs::directory_iterator(corpus(dir))) {
       const std::string rel = std::string(dir) + "/" + e.path().filename().string();
       EXPECT_TRUE(rows.count(rel)) << rel << " has no row in kCases";
@@ -646,6 +702,9 @@ TEST(MalformedCorpus, ValidBaseFilesLoad) {
       {R::obj, "valid/cube.obj"},
       {R::obj2d, "valid/square.obj"},
       {R::off, "valid/cube.off"},
+      {R::ply, "valid/cube.ply"},
+      {R::ply, "valid/cube_binary.ply"},
+      {R::ply, "valid/cube_big_endian.ply"},
       {R::mesh, "valid/cube.mesh"},
       {R::mesh, "valid/square.mesh"},
       {R::msh, "valid/cube22.msh"},

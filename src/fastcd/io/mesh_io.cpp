@@ -1,15 +1,18 @@
 // OBJ, OFF, Medit .mesh and TetGen .node/.ele readers and writers (Gmsh is in msh_io.cpp).
 #include "fastcd/io/mesh_io.hpp"
 
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fastcd/io/parse_util.hpp"
+#include "fastcd/io/ply_io.hpp"
 #include "fastcd/io/writer_checks.hpp"
 
 namespace fastcd {
@@ -546,6 +549,21 @@ void write_tetgen(const std::string& node_path, const std::string& ele_path, con
   }
   detail::write_text_atomically(node_path, node, fn);
   detail::write_text_atomically(ele_path, ele, fn);
+}
+
+SurfaceMesh read_surface(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  std::string lower = ext;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == ".obj") return read_obj(path);
+  if (lower == ".off") return read_off(path);
+  if (lower == ".ply") {
+    PlyMesh m = read_ply(path);
+    return {std::move(m.V), std::move(m.F)};
+  }
+  detail::fail_file("read_surface", path,
+                    (ext.empty() ? std::string("no file extension") : "unsupported surface format '" + ext + "'") +
+                        " (use .obj, .off or .ply)");
 }
 
 Mesh read_volume_mesh(const std::string& path) {

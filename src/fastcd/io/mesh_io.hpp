@@ -1,6 +1,6 @@
 #pragma once
 // Mesh files: Wavefront OBJ, OFF, Medit .mesh, Gmsh .msh (2.2 / 4.1, ASCII / binary) and
-// TetGen .node/.ele.
+// TetGen .node/.ele (PLY surfaces: ply_io.hpp; read_surface reads any of OBJ, OFF and PLY).
 //
 // Conventions (all formats):
 //   * indices in memory are 0-based; the file's own base (1-based OBJ/Medit/Gmsh tags, 0- or
@@ -153,6 +153,15 @@ Mesh read_tetgen(const std::string& node_path, const std::string& ele_path);
 /// @throws std::invalid_argument for bad shapes, non-finite X, out-of-range T, base not 0/1.
 void write_tetgen(const std::string& node_path, const std::string& ele_path, const Eigen::Ref<const MatrixXd>& X,
                   const Eigen::Ref<const MatrixXi>& T, int base = 0);
+
+// -------------------------------------------------------------------------- any surface
+
+/// Reads a polygon surface by its extension, case-insensitively: `.obj` (read_obj), `.off`
+/// (read_off) or `.ply` (read_ply in ply_io.hpp; its texture coordinates and normals dropped).
+/// @return V (#V x 3) and F (#F x 3), polygons fan-triangulated.
+/// @throws std::runtime_error "read_surface: '<path>': unsupported surface format '<ext>'"
+///         for any other extension (or none), or the reader's error.
+SurfaceMesh read_surface(const std::string& path);
 
 // ---------------------------------------------------------------------- any volume mesh
 
