@@ -404,11 +404,14 @@ int run_scene(const RunSettings& st) {
     if (st.pca_tolerance > 0) go.pca_tolerance = st.pca_tolerance;
     const GltfOutputs g = write_gltf_outputs(scene, st.clip, bake.displacements, stage.string(), go);
     const GltfBakeReport& r = g.report;
+    std::string caches;
+    for (const GltfCache& k : g.caches)
+      caches += (caches.empty() ? "" : ", ") + fs::path(k.pc2).stem().string() + ".pc2 / .mdd";
     std::fprintf(stdout,
                  "%s.glb: %d frames as %d morph targets (%s), %.2f MB, encoding error %.1e of the size; "
-                 "rest_space.pc2 / .mdd: Mesh Cache above the Armature modifier in Blender\n",
+                 "%s: Mesh Cache above the Armature modifier in Blender\n",
                  scene.name.c_str(), r.frames, r.targets, r.encoding.c_str(), static_cast<double>(r.bytes) / 1e6,
-                 r.max_error_relative);
+                 r.max_error_relative, caches.c_str());
     if (r.encoding == "pca" && r.max_error_relative > go.pca_tolerance)
       warn(warnings, "the PCA encoding reaches " + std::to_string(r.max_error_relative) + " of the size with " +
                          std::to_string(r.targets) + " targets, above --pca-tolerance " +
@@ -422,11 +425,24 @@ int run_scene(const RunSettings& st) {
                  {"bytes", r.bytes},
                  {"encoding_error_relative", r.max_error_relative},
                  {"worst_blend_condition", g.worst_condition},
-                 {"rest_space_pc2", "rest_space.pc2"},
-                 {"rest_space_mdd", "rest_space.mdd"},
+                 {"rest_space_pc2", fs::path(g.pc2).filename().string()},
+                 {"rest_space_mdd", fs::path(g.mdd).filename().string()},
                  {"ym_pa", scene.ym * scene.metres_per_normalised_unit * scene.metres_per_normalised_unit},
                  {"metres_per_normalised_unit", scene.metres_per_normalised_unit},
                  {"gravity_m_per_s2", st.gravity}};
+    nlohmann::json caches_json = nlohmann::json::array();
+    for (const GltfCache& k : g.caches)
+      caches_json.push_back({{"node", k.node},
+                             {"name", k.node_name},
+                             {"bind_offset", k.bind_offset},
+                             {"first_vertex", k.first_vertex},
+                             {"targets", r.mesh_targets[static_cast<std::size_t>(k.skinned_mesh)]},
+                             {"vertices", k.vertices},
+                             {"pc2", fs::path(k.pc2).filename().string()},
+                             {"mdd", fs::path(k.mdd).filename().string()}});
+    gltf_info["caches"] = caches_json;
+    gltf_info["render_vertices"] = scene.render_V.rows();
+    gltf_info["mesh_targets"] = r.mesh_targets;
   }
   std::vector<MatrixXd>& rig_frames = bake.rig_frames;
   std::vector<MatrixXd>& cd_frames = bake.cd_frames;

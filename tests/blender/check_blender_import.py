@@ -1,9 +1,10 @@
 """Debian's Blender as the client (run by `blender -b --factory-startup --python-exit-code 1
 --python check_blender_import.py -- OUT_DIR`): imports the <name>.glb that `fastcd run` wrote,
-plays every baked frame and compares the evaluated mesh with fastcd's own positions
-(animation.pc2: world space, file units, glTF Y-up) -- within 1e-5 of the bounding box plus the
-encoding's own error for --glb-encoding pca; then drops the shape keys, puts a Mesh Cache
-modifier reading rest_space.pc2 above the Armature modifier and compares again (exact: 1e-5)."""
+plays every baked frame and compares every imported mesh object (one per skinned mesh node,
+run.json's gltf.caches) with fastcd's own positions (its rows of animation.pc2: world space,
+file units, glTF Y-up) -- within 1e-5 of the bounding box plus the encoding's own error for
+--glb-encoding pca; then drops the shape keys, puts a Mesh Cache modifier reading the object's
+rest-space PC2 above its Armature modifier and compares again (exact: 1e-5)."""
 import json
 import struct
 import sys
@@ -56,18 +57,22 @@ def compare(label, obj, expected, size, tol=TOL):
     assert worst < tol, f"{label}: Blender's positions differ from fastcd's by {worst:.2e} of the size at frame {at}"
 
 
-def blender_clip_name(glb, index):
-    """The importer names an animation by its glTF name, or Anim_<index> when it has none."""
+def glb_json(glb):
     b = Path(glb).read_bytes()
     jl, = struct.unpack_from("<I", b, 12)
-    anim = json.loads(b[20:20 + jl])["animations"][index]
+    return json.loads(b[20:20 + jl])
+
+
+def blender_clip_name(glb, index):
+    """The importer names an animation by its glTF name, or Anim_<index> when it has none."""
+    anim = glb_json(glb)["animations"][index]
     return anim.get("name") or f"Anim_{index}"
 
 
-def play_clip(clip, obj):
-    """Makes the baked clip the active action of the armature and of the shape keys (the importer
-    makes the file's first animation active and stashes the others, shape keys included, in NLA
-    tracks), with the NLA muted so nothing else blends in."""
+def play_clip(clip, objs):
+    """Makes the baked clip the active action of every armature and of the objects' shape keys
+    (the importer makes the file's first animation active and stashes the others, shape keys
+    included, in NLA tracks), with the NLA muted so nothing else blends in."""
     for o in bpy.context.scene.objects:
         ad = o.animation_data
         if o.type == "ARMATURE":
@@ -76,14 +81,15 @@ def play_clip(clip, obj):
             ad.action = action
             for t in ad.nla_tracks:
                 t.mute = True
-    keys = obj.data.shape_keys
-    if keys is not None and keys.animation_data is not None:
-        ad = keys.animation_data
-        action = bpy.data.actions.get(f"{clip}_{obj.name}")
-        assert action is not None, f"no shape-key action for clip {clip!r}: {[a.name for a in bpy.data.actions]}"
-        ad.action = action
-        for t in ad.nla_tracks:
-            t.mute = True
+    for obj in objs:
+        keys = obj.data.shape_keys
+        if keys is not None and keys.animation_data is not None:
+            ad = keys.animation_data
+            action = bpy.data.actions.get(f"{clip}_{obj.name}")
+            assert action is not None, f"no shape-key action for clip {clip!r}: {[a.name for a in bpy.data.actions]}"
+            ad.action = action
+            for t in ad.nla_tracks:
+                t.mute = True
 
 
 def main():
@@ -101,27 +107,45 @@ def main():
     scene.render.fps = fps  # the importer maps glTF time t to frame t * fps
     scene.render.fps_base = 1
     bpy.ops.import_scene.gltf(filepath=str(out / run["gltf"]["glb"]))
+    caches = run["gltf"]["caches"]
     meshes = [o for o in scene.objects if o.type == "MESH"]
-    assert len(meshes) == 1, f"expected one mesh object, got {[o.name for o in meshes]}"
-    obj = meshes[0]
-    play_clip(blender_clip_name(out / run["gltf"]["glb"], run["gltf"]["clip_index"]), obj)
-    keys = obj.data.shape_keys
-    assert keys is not None and len(keys.key_blocks) == run["gltf"]["targets"] + 1, "shape keys missing"
+    assert len(meshes) == len(caches), f"expected {[c['name'] for c in caches]}, got {[o.name for o in meshes]}"
+    # The importer names a mesh object after its node, or after its mesh when it has to split the
+    # node (a skinned mesh node it cannot move under its armature as a whole), with Blender's
+    # .001 suffixes on clashes.
+    doc = glb_json(out / run["gltf"]["glb"])
+    objs = []
+    for c in caches:
+        mesh_name = doc["meshes"][doc["nodes"][c["node"]]["mesh"]].get("name", "")
+        found = [o for o in meshes if o.name == c["name"]] or \
+                [o for o in meshes if o.name.split(".")[0] == mesh_name.split(".")[0] and
+                 len(o.data.vertices) == c["vertices"]]
+        assert len(found) == 1, f"no single mesh object for node {c['name']!r}: {[o.name for o in meshes]}"
+        objs.append(found[0])
+    play_clip(blender_clip_name(out / run["gltf"]["glb"], run["gltf"]["clip_index"]), objs)
     # "pca" approximates the deltas within encoding_error_relative of the bind-pose diagonal
     # (at most sqrt(3) sizes); "frames" is exact up to float32.
-    compare("glb morph targets", obj, expected, size, TOL + 2 * run["gltf"]["encoding_error_relative"])
+    for c, obj in zip(caches, objs):
+        keys = obj.data.shape_keys
+        assert keys is not None and len(keys.key_blocks) == c["targets"] + 1, f"{obj.name}: shape keys missing"
+        rows = slice(c["first_vertex"], c["first_vertex"] + c["vertices"])
+        compare(f"{obj.name}: glb morph targets", obj, expected[:, rows], size,
+                TOL + 2 * run["gltf"]["encoding_error_relative"])
 
-    # The rest-space cache instead of the morphs: shape keys gone, Mesh Cache above the Armature.
-    obj.shape_key_clear()
-    mod = obj.modifiers.new("fastcd", "MESH_CACHE")
-    mod.cache_format = "PC2"
-    mod.filepath = str(out / run["gltf"]["rest_space_pc2"])
-    bpy.ops.object.select_all(action="DESELECT")
-    bpy.context.view_layer.objects.active = obj
-    while obj.modifiers[0].name != "fastcd":
-        bpy.ops.object.modifier_move_up(modifier="fastcd")
-    assert any(m.type == "ARMATURE" for m in obj.modifiers), "no Armature modifier after import"
-    compare("rest_space.pc2 above Armature", obj, expected, size)
+    # The rest-space caches instead of the morphs: shape keys gone, Mesh Cache above the Armature.
+    for c, obj in zip(caches, objs):
+        obj.shape_key_clear()
+        mod = obj.modifiers.new("fastcd", "MESH_CACHE")
+        mod.cache_format = "PC2"
+        mod.filepath = str(out / c["pc2"])
+        bpy.ops.object.select_all(action="DESELECT")
+        bpy.context.view_layer.objects.active = obj
+        while obj.modifiers[0].name != "fastcd":
+            bpy.ops.object.modifier_move_up(modifier="fastcd")
+        assert any(m.type == "ARMATURE" for m in obj.modifiers), f"{obj.name}: no Armature modifier after import"
+    for c, obj in zip(caches, objs):
+        rows = slice(c["first_vertex"], c["first_vertex"] + c["vertices"])
+        compare(f"{obj.name}: {c['pc2']} above Armature", obj, expected[:, rows], size)
 
 
 try:

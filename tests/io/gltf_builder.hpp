@@ -118,11 +118,10 @@ inline Builder two_joint_strip() {
   return b;
 }
 
-// A closed box 0.5 x 2.25 x 0.5 (4 vertices on each of 4 levels along y, 28 triangles),
-// skinned like two_joint_strip: weights blend from joint 0 at y = 0 to joint 1 at the top; the
-// same clip. It bounds a solid, so it can be tetrahedralised and simulated.
-inline Builder two_joint_box() {
-  Builder b = two_joint_strip();
+// A closed box 0.5 x 2.25 x 0.5 from `(x0, y0, z0)` (4 vertices on each of 4 levels along y, 28
+// triangles), skinned like two_joint_strip: weights blend from joint 0 at the bottom to joint 1
+// at the top. Returns its primitive (accessors added to b).
+inline json box_primitive(Builder& b, float x0 = 0, float y0 = 0, float z0 = 0) {
   std::vector<float> pos;
   std::vector<float> weights;
   std::vector<std::uint8_t> joints;
@@ -130,7 +129,7 @@ inline Builder two_joint_box() {
   for (int k = 0; k < levels; ++k)
     for (int c = 0; c < 4; ++c) {
       const float x = (c == 1 || c == 2) ? 0.5f : 0.0f, z = (c >= 2) ? 0.5f : 0.0f;
-      pos.insert(pos.end(), {x, static_cast<float>(k) * 0.75f, z});
+      pos.insert(pos.end(), {x0 + x, y0 + static_cast<float>(k) * 0.75f, z0 + z});
       const float w1 = static_cast<float>(k) / 3.0f;
       weights.insert(weights.end(), {1 - w1, w1, 0, 0});
       joints.insert(joints.end(), {0, 1, 0, 0});
@@ -145,14 +144,50 @@ inline Builder two_joint_box() {
   tri.insert(tri.end(), {id(t, 0), id(t, 3), id(t, 2), id(t, 0), id(t, 2), id(t, 1)});  // top (+y)
   const auto nv = static_cast<std::size_t>(4 * levels);
   const int P = b.floats(pos, "VEC3", 3);
-  b.j["accessors"][P]["min"] = {0, 0, 0};
-  b.j["accessors"][P]["max"] = {0.5, 2.25, 0.5};
+  b.j["accessors"][P]["min"] = {x0, y0, z0};
+  b.j["accessors"][P]["max"] = {x0 + 0.5, y0 + 2.25, z0 + 0.5};
   const int I = b.add(tri, kUShort, "SCALAR", tri.size());
   const int J = b.add(joints, kUByte, "VEC4", nv);
   const int W = b.floats(weights, "VEC4", 4);
+  return {{"attributes", {{"POSITION", P}, {"JOINTS_0", J}, {"WEIGHTS_0", W}}}, {"indices", I}};
+}
+
+// two_joint_strip's character with the box as its skin; it bounds a solid, so it can be
+// tetrahedralised and simulated.
+inline Builder two_joint_box() {
+  Builder b = two_joint_strip();
   b.j["meshes"][0]["name"] = "box";
-  b.j["meshes"][0]["primitives"][0] = {{"attributes", {{"POSITION", P}, {"JOINTS_0", J}, {"WEIGHTS_0", W}}},
-                                       {"indices", I}};
+  b.j["meshes"][0]["primitives"][0] = box_primitive(b);
+  return b;
+}
+
+// Two characters in one file: two_joint_box (skin 0) with a second mesh node, a "hat" box
+// (a shell of its own) above the first, and a second skeleton ("root2" at x = 3, "tip2" above
+// it; skin 1, the same inverse bind matrices) skinning a third box; the clip also bends tip2
+// about x and lifts root2 (LINEAR).
+inline Builder two_skins() {
+  Builder b = two_joint_box();
+  b.j["meshes"].push_back({{"name", "hat"}, {"primitives", json::array({box_primitive(b, 0, 2.5f, 0)})}});
+  b.j["meshes"].push_back({{"name", "other"}, {"primitives", json::array({box_primitive(b, 3, 0, 0)})}});
+  b.j["nodes"].push_back({{"name", "hat"}, {"mesh", 1}, {"skin", 0}});                         // 3
+  b.j["nodes"].push_back({{"name", "root2"}, {"translation", {3, 0, 0}}, {"children", {5}}});  // 4
+  b.j["nodes"].push_back({{"name", "tip2"}, {"translation", {0, 1, 0}}});                      // 5
+  b.j["nodes"].push_back({{"name", "other"}, {"mesh", 2}, {"skin", 1}});                       // 6
+  // Joint matrices are G * IBM: skin 1's IBMs take its rest joints back to x = 3's frame.
+  std::vector<float> ibm = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -3, 0,  0, 1,
+                            1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -3, -1, 0, 1};
+  b.j["skins"].push_back({{"name", "rig2"}, {"joints", {4, 5}}, {"inverseBindMatrices", b.floats(ibm, "MAT4", 16)}});
+  b.j["scenes"][0]["nodes"] = {0, 2, 3, 4, 6};
+  const double s = std::sqrt(0.5);
+  const int T = b.floats({0, 1}, "SCALAR", 1);
+  const int R = b.floats({0, 0, 0, 1, static_cast<float>(s), 0, 0, static_cast<float>(s)}, "VEC4", 4);
+  const int Tr = b.floats({3, 0, 0, 3, 0.5f, 0}, "VEC3", 3);
+  json& a = b.j["animations"][0];
+  const auto n = a["samplers"].size();
+  a["samplers"].push_back({{"input", T}, {"output", R}, {"interpolation", "LINEAR"}});
+  a["samplers"].push_back({{"input", T}, {"output", Tr}, {"interpolation", "LINEAR"}});
+  a["channels"].push_back({{"sampler", n}, {"target", {{"node", 5}, {"path", "rotation"}}}});
+  a["channels"].push_back({{"sampler", n + 1}, {"target", {{"node", 4}, {"path", "translation"}}}});
   return b;
 }
 

@@ -185,18 +185,19 @@ TEST_F(GltfScene, BoxLoadsWithoutWarningsAndSimulatesWithTheConstraintHeld) {
 }
 
 // Skins POSITION + morphs of the written file at every key with the written (resampled) clip,
-// and compares with the input's LBS plus U.
+// and compares with the input's LBS plus U, for skinned mesh `mesh` (U: its rows from `row`).
 void expect_bake_lands_on(const GltfCharacter& in, const std::string& out, const std::vector<VectorXd>& poses,
-                          const std::vector<MatrixXd>& U, double dt, double tol) {
+                          const std::vector<MatrixXd>& U, double dt, double tol, int mesh = 0, Index row = 0) {
   const Glb g(out);
   const GltfCharacter o = read_gltf(out);
-  ASSERT_EQ(o.meshes.size(), 1u);
-  const GltfSkinnedMesh& m = o.meshes[0];
+  ASSERT_EQ(o.meshes.size(), in.meshes.size());
+  const GltfSkinnedMesh& m = o.meshes[static_cast<std::size_t>(mesh)];
+  const GltfSkinnedMesh& mi = in.meshes[static_cast<std::size_t>(mesh)];
   for (std::size_t k = 0; k < U.size(); ++k) {
-    const VectorXd p = gltf_pose(o, 0, 0, static_cast<double>(k) * dt);
+    const VectorXd p = gltf_pose(o, mesh, 0, static_cast<double>(k) * dt);
     const MatrixXd got = skinned(m, g.morphed(m, 0, static_cast<Index>(k)), p);
-    const MatrixXd want = skinned(in.meshes[0], in.meshes[0].V, poses[k]) + U[k];
-    EXPECT_LT((got - want).cwiseAbs().maxCoeff(), tol) << "frame " << k;
+    const MatrixXd want = skinned(mi, mi.V, poses[k]) + U[k].middleRows(row, mi.V.rows());
+    EXPECT_LT((got - want).cwiseAbs().maxCoeff(), tol) << "mesh " << mesh << ", frame " << k;
   }
 }
 
@@ -231,7 +232,7 @@ TEST_F(GltfScene, FramesEncodingSkinsToTheSimulatedPositionsAtEveryFrame) {
               .maxCoeff(),
           1e-10 * size);
     const std::string out = path(std::string("baked_") + name);
-    const GltfBakeReport r = write_gltf_bake(c, 0, 0, 1.0 / 60.0, d, out);
+    const GltfBakeReport r = write_gltf_bake(c, 0, 1.0 / 60.0, {d}, out);
     EXPECT_EQ(r.frames, static_cast<int>(U.size()));
     EXPECT_EQ(r.targets, static_cast<int>(U.size()));
     EXPECT_EQ(r.max_error, 0.0);
@@ -249,11 +250,11 @@ TEST_F(GltfScene, PcaEncodingStaysWithinItsToleranceWithWeightsInZeroOne) {
   GltfBakeOptions o;
   o.encoding = "pca";
   o.pca_tolerance = 1e-4;
-  const GltfBakeReport r = write_gltf_bake(c, 0, 0, 1.0 / 60.0, d, path("pca.glb"), o);
+  const GltfBakeReport r = write_gltf_bake(c, 0, 1.0 / 60.0, {d}, path("pca.glb"), o);
   EXPECT_LT(r.targets, 20);  // a smooth motion: a few modes and the offset
   EXPECT_GT(r.targets, 1);
   EXPECT_LE(r.max_error_relative, 1e-4);
-  const GltfBakeReport full = write_gltf_bake(c, 0, 0, 1.0 / 60.0, d, path("frames.glb"));
+  const GltfBakeReport full = write_gltf_bake(c, 0, 1.0 / 60.0, {d}, path("frames.glb"));
   EXPECT_LT(r.bytes, full.bytes / 2);
   // the rest-space error bound becomes a skinned one through the blend (condition ~1)
   expect_bake_lands_on(c, path("pca.glb"), poses, U, 1.0 / 60.0, 3e-4 * size);
@@ -265,7 +266,7 @@ TEST_F(GltfScene, BakeKeepsTheFileAndResamplesTheClip) {
   const Glb src(in);
   std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, 0.05);
   const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], poses.size(), 0.01);
-  write_gltf_bake(c, 0, 0, 0.05, gltf_rest_space_deltas(c, 0, poses, U), path("o.glb"));
+  write_gltf_bake(c, 0, 0.05, {gltf_rest_space_deltas(c, 0, poses, U)}, path("o.glb"));
   const Glb g(path("o.glb"));
   for (const char* key : {"nodes", "skins", "materials", "scenes"}) EXPECT_EQ(g.j[key], src.j[key]) << key;
   EXPECT_EQ(g.j["meshes"][0]["primitives"][0]["attributes"], src.j["meshes"][0]["primitives"][0]["attributes"]);
@@ -298,19 +299,18 @@ TEST_F(GltfScene, BakeRefusesMeshesItCannotExtend) {
   const GltfCharacter c = read_gltf(twin);
   const std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, 0.5);
   std::vector<MatrixXd> d(poses.size(), MatrixXd::Zero(c.meshes[0].V.rows(), 3));
-  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(c, 0, 0, 0.5, d, path("o.glb")); },
+  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(c, 0, 0.5, {d}, path("o.glb")); },
                                                  "is used by 2 nodes");
   test::Builder t = test::two_joint_box();
   const int z = t.accessor({{"componentType", 5126}, {"type", "VEC3"}, {"count", 16}});
   t.j["meshes"][0]["primitives"][0]["targets"] = json::array({{{"POSITION", z}}});
   const GltfCharacter ct = read_gltf(put("targets.glb", t.glb()));
   std::vector<MatrixXd> dt(poses.size(), MatrixXd::Zero(ct.meshes[0].V.rows(), 3));
-  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(ct, 0, 0, 0.5, dt, path("o.glb")); },
+  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(ct, 0, 0.5, {dt}, path("o.glb")); },
                                                  "already has morph targets");
   EXPECT_FALSE(std::filesystem::exists(path("o.glb")));
   d[0](3, 1) = std::nan("");
-  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(c, 0, 0, 0.5, d, path("o.glb")); },
-                                                 "non-finite");
+  test::expect_throw_with<std::invalid_argument>([&] { write_gltf_bake(c, 0, 0.5, {d}, path("o.glb")); }, "non-finite");
 }
 
 TEST_F(GltfScene, RestSpaceCachesAreTheMorphedSkinInBlendersZUpFrame) {
@@ -338,6 +338,84 @@ TEST_F(GltfScene, RestSpaceCachesAreTheMorphedSkinInBlendersZUpFrame) {
                   .maxCoeff(),
               1e-5);
   }
+}
+
+// Two skins (separate skeletons) and a skin of two mesh nodes (two shells): one scene of two
+// bodies whose joints follow one another, each body weighted only by its own skin's joints and
+// moved by its own skeleton; the bake gives every mesh its targets and every mesh node a cache.
+TEST_F(GltfScene, SeveralSkinsAreBodiesOfOneSceneAndEveryMeshNodeIsBaked) {
+  const std::string file = put("two.glb", test::two_skins().glb());
+  const GltfCharacter c = read_gltf(file);
+  ASSERT_EQ(c.meshes.size(), 2u);
+  ASSERT_EQ(c.meshes[0].V.rows(), 32);  // body + hat
+  ASSERT_EQ(c.meshes[1].V.rows(), 16);
+  const Scene s = load_gltf_scene(file);
+  EXPECT_EQ(s.handles, 4);
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+  std::string notes;
+  for (const std::string& n : s.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("2 skins, each its own body"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("2 shells, each filled on its own"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("'body' + 'hat'"), std::string::npos) << notes;
+  // Weights: a partition of unity on each body's own joints; no tet spans two bodies.
+  EXPECT_LT((s.W.rowwise().sum().array() - 1).abs().maxCoeff(), 1e-12);
+  VectorXi body(s.X.rows());
+  for (Index v = 0; v < s.X.rows(); ++v) {
+    const bool first = s.W.row(v).head(2).sum() > 0.5;
+    EXPECT_EQ(first ? s.W.row(v).tail(2).cwiseAbs().maxCoeff() : s.W.row(v).head(2).cwiseAbs().maxCoeff(), 0.0)
+        << "vertex " << v;
+    body[v] = first ? 0 : 1;
+  }
+  for (Index t = 0; t < s.T.rows(); ++t)
+    for (int k = 1; k < 4; ++k) EXPECT_EQ(body[s.T(t, k)], body[s.T(t, 0)]) << "tet " << t;
+  EXPECT_EQ(MatrixXd(s.render_W.topRows(32).rightCols(2)).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ(MatrixXd(s.render_W.bottomRows(16).leftCols(2)).cwiseAbs().maxCoeff(), 0.0);
+  // The rig moves each mesh by its own skin, as the file's LBS does.
+  const OutputSurface surf = output_surface(s);
+  const std::vector<VectorXd> p0 = gltf_sample_clip(c, 0, 0, s.dt), p1 = gltf_sample_clip(c, 1, 0, s.dt);
+  ASSERT_EQ(s.poses.size(), p0.size());
+  for (std::size_t k : {std::size_t{0}, p0.size() / 2, p0.size() - 1}) {
+    const MatrixXd x = to_file_units(s, surf, unflatten(s.rig->positions(s.poses[k]), 3));
+    EXPECT_LT((x.topRows(32) - skinned(c.meshes[0], c.meshes[0].V, p0[k])).cwiseAbs().maxCoeff(), 1e-9) << k;
+    EXPECT_LT((x.bottomRows(16) - skinned(c.meshes[1], c.meshes[1].V, p1[k])).cwiseAbs().maxCoeff(), 1e-9) << k;
+  }
+  EXPECT_GT((skinned(c.meshes[1], c.meshes[1].V, p1.back()) - c.meshes[1].V).cwiseAbs().maxCoeff(), 0.4);
+  expect_simulates(s);
+
+  // The bake: targets on both meshes, one cache per mesh node at its rows.
+  const auto n = std::min<std::size_t>(s.poses.size(), 8);
+  std::vector<MatrixXd> U(n);
+  for (std::size_t k = 0; k < n; ++k) U[k] = 0.01 * static_cast<double>(k) * MatrixXd::Ones(48, 3);
+  const GltfOutputs g = write_gltf_outputs(s, "", U, path(""));
+  EXPECT_EQ(g.report.mesh_targets, (std::vector<int>{static_cast<int>(n), static_cast<int>(n)}));
+  ASSERT_EQ(g.caches.size(), 3u);
+  const std::vector<std::string> names = {"body", "hat", "other"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(g.caches[i].node_name, names[i]);
+    EXPECT_EQ(std::filesystem::path(g.caches[i].pc2).filename(), "rest_space_" + names[i] + ".pc2");
+    EXPECT_EQ(g.caches[i].first_vertex, static_cast<Index>(16 * i));
+    EXPECT_EQ(g.caches[i].vertices, 16);
+    EXPECT_EQ(g.caches[i].skinned_mesh, i < 2 ? 0 : 1);
+    const PointCache pc = read_pc2(g.caches[i].pc2);
+    ASSERT_EQ(pc.frames.size(), n);
+    // Blender's (x, y, z) = glTF (x, -z, y); the armature frame is the identity here.
+    const MatrixXd& V = c.meshes[i < 2 ? 0 : 1].V;
+    const Index r0 = i == 1 ? 16 : 0;
+    const VectorXd& pose = (i < 2 ? p0 : p1)[n - 1];
+    MatrixXd rest(16, 3);
+    rest.col(0) = pc.frames[n - 1].col(0);
+    rest.col(1) = pc.frames[n - 1].col(2);
+    rest.col(2) = -pc.frames[n - 1].col(1);
+    const GltfSkinnedMesh& m = c.meshes[i < 2 ? 0 : 1];
+    MatrixXd full = V;
+    full.middleRows(r0, 16) = rest;
+    const MatrixXd moved = (skinned(m, full, pose) - skinned(m, V, pose)).middleRows(r0, 16);
+    EXPECT_LT((moved - U[n - 1].middleRows(g.caches[i].first_vertex, 16)).cwiseAbs().maxCoeff(), 1e-5) << names[i];
+  }
+  std::vector<VectorXd> q0(p0.begin(), p0.begin() + static_cast<long>(n)),
+      q1(p1.begin(), p1.begin() + static_cast<long>(n));
+  expect_bake_lands_on(c, g.glb, q0, U, s.dt, 1e-5, 0, 0);
+  expect_bake_lands_on(c, g.glb, q1, U, s.dt, 1e-5, 1, 32);
 }
 
 // --mesher voxel: the open strip that Netgen refuses becomes a grid embedding it; the render

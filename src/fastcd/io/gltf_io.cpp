@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -348,6 +349,9 @@ void read_skins(const Reader& r, GltfCharacter& c) {
       check_not_mirrored(r, c, j, who);
     }
     dst.joints = src.joints;
+    if (src.skeleton >= static_cast<int>(m.nodes.size()))
+      r.fail(who + ": skeleton node " + std::to_string(src.skeleton) + " does not exist");
+    dst.skeleton = src.skeleton;
     dst.inverse_bind.assign(src.joints.size(), Eigen::Matrix4d::Identity());
     if (src.inverseBindMatrices >= 0) {
       const MatrixXd ibm =
@@ -781,6 +785,86 @@ VectorXd gltf_pose(const GltfCharacter& c, int mesh, int clip, double t) {
       for (int row = 0; row < 3; ++row) p(12 * static_cast<Index>(j) + 3 * col + row) = Jm(row, col);
   }
   return p;
+}
+
+namespace {
+
+// T R of an affine matrix, its scale dropped (Blender's Matrix.decompose, then location and
+// rotation only): columns normalised, the nearest unit quaternion.
+Eigen::Matrix4d location_rotation(const Eigen::Matrix4d& M) {
+  Eigen::Matrix3d L = M.topLeftCorner<3, 3>();
+  for (int k = 0; k < 3; ++k) {
+    const double n = L.col(k).norm();
+    if (n > 0) L.col(k) /= n;
+  }
+  Eigen::Matrix4d out = Eigen::Matrix4d::Identity();
+  out.topLeftCorner<3, 3>() = Eigen::Quaterniond(L).normalized().toRotationMatrix();
+  out.topRightCorner<3, 1>() = M.topRightCorner<3, 1>();
+  return out;
+}
+
+}  // namespace
+
+std::vector<Eigen::Matrix<double, 3, 4>> gltf_blender_joint_binds(const GltfCharacter& c, int skin) {
+  if (skin < 0 || static_cast<std::size_t>(skin) >= c.skins.size())
+    throw std::invalid_argument("gltf_blender_joint_binds: skin " + std::to_string(skin) + " does not exist (" +
+                                std::to_string(c.skins.size()) + " skins)");
+  const auto parent = [&](int n) { return c.nodes[static_cast<std::size_t>(n)].parent; };
+  const auto path = [&](int node) {  // root .. node
+    std::vector<int> p;
+    for (int n = node; n >= 0; n = parent(n)) p.push_back(n);
+    std::reverse(p.begin(), p.end());
+    return p;
+  };
+  // mark_bones_and_armas: every skin's joints, and the nodes between them and the deepest
+  // common ancestor of the joints (and skeleton root) that is not a joint, are bones.
+  std::vector<char> bone(c.nodes.size(), 0);
+  for (const GltfSkin& s : c.skins) {
+    std::vector<int> nodes = s.joints;
+    if (s.skeleton >= 0) nodes.push_back(s.skeleton);
+    std::vector<int> common = path(nodes.front());
+    for (int n : nodes) {
+      const std::vector<int> p = path(n);
+      std::size_t k = 0;
+      while (k < common.size() && k < p.size() && common[k] == p[k]) ++k;
+      common.resize(k);
+    }
+    int arma = common.empty() ? -1 : common.back();
+    if (arma >= 0 && std::find(s.joints.begin(), s.joints.end(), arma) != s.joints.end()) arma = parent(arma);
+    for (int j : s.joints)
+      for (int n = j; n >= 0 && n != arma; n = parent(n)) bone[static_cast<std::size_t>(n)] = 1;
+  }
+  // pick_bind_pose: the bind pose guessed from the inverse bind matrices where a bone and its
+  // parent have one (the scene root and each skin's skeleton root count as the identity), else
+  // the node's rest transform; scale dropped either way.
+  std::map<int, Eigen::Matrix4d> inv_binds{{-1, Eigen::Matrix4d::Identity()}};
+  for (const GltfSkin& s : c.skins) {
+    int skel = s.skeleton;
+    if (skel >= 0) {
+      if (std::find(s.joints.begin(), s.joints.end(), skel) != s.joints.end()) skel = parent(skel);
+      inv_binds.emplace(skel, Eigen::Matrix4d::Identity());
+    }
+    for (std::size_t j = 0; j < s.joints.size(); ++j) inv_binds[s.joints[j]] = s.inverse_bind[j];
+  }
+  // calc_bone_matrices: a bone's bind pose in its armature's frame, down the chain of bones.
+  std::map<int, Eigen::Matrix4d> arma_mat;
+  std::function<Eigen::Matrix4d(int)> bind_arma = [&](int b) -> Eigen::Matrix4d {
+    if (const auto it = arma_mat.find(b); it != arma_mat.end()) return it->second;
+    const int p = parent(b);
+    const auto ib = inv_binds.find(b), ip = inv_binds.find(p);
+    const Eigen::Matrix4d local = ib != inv_binds.end() && ip != inv_binds.end()
+                                      ? location_rotation(ip->second * ib->second.inverse())
+                                      : location_rotation(c.nodes[static_cast<std::size_t>(b)].local());
+    const Eigen::Matrix4d m =
+        (p >= 0 && bone[static_cast<std::size_t>(p)] ? bind_arma(p) : Eigen::Matrix4d::Identity()) * local;
+    arma_mat[b] = m;
+    return m;
+  };
+  // skin_into_bind_pose: each joint's matrix is its bind pose times its inverse bind matrix.
+  const GltfSkin& s = c.skins[static_cast<std::size_t>(skin)];
+  std::vector<Eigen::Matrix<double, 3, 4>> out(s.joints.size());
+  for (std::size_t j = 0; j < s.joints.size(); ++j) out[j] = (bind_arma(s.joints[j]) * s.inverse_bind[j]).topRows<3>();
+  return out;
 }
 
 std::vector<VectorXd> gltf_sample_clip(const GltfCharacter& c, int mesh, int clip, double dt) {

@@ -57,6 +57,7 @@ struct GltfSkin {
   std::string name;
   std::vector<int> joints;
   std::vector<Eigen::Matrix4d> inverse_bind;  ///< one per joint (identity when the file gives none)
+  int skeleton = -1;                          ///< the skeleton root the file names (-1: none)
 };
 
 /// Where one primitive's vertices and triangles sit in a GltfSkinnedMesh.
@@ -116,6 +117,17 @@ std::vector<Eigen::Matrix4d> gltf_node_globals(const GltfCharacter& c, int clip,
 /// A_j = top rows of G(joint_j, t) * IBM_j, stacked column-major (12 numbers per joint, the
 /// layout of lbs_jacobian), so positions are lbs_jacobian(mesh.V, mesh.W) * p.
 VectorXd gltf_pose(const GltfCharacter& c, int mesh, int clip, double t);
+
+/// The space Blender's glTF importer puts a skinned mesh's vertices in (io_scene_gltf2 3.4:
+/// mark_bones_and_armas, pick_bind_pose, calc_bone_matrices, skin_into_bind_pose): the object's
+/// own vertices are the bind-space POSITIONs skinned by each joint's guessed bind pose in its
+/// armature's frame (from the inverse bind matrices, scale dropped) times its inverse bind
+/// matrix, blended by the skin weights. For files whose inverse bind matrices match the rest
+/// pose under an armature at the origin that is the identity; otherwise a point cache for the
+/// imported object (a Mesh Cache modifier above its Armature modifier) must be in that space.
+/// Returns one 3 x 4 affine per joint of `skin`, in glTF axes (Blender's are (x, -z, y)).
+/// @throws std::invalid_argument for a bad skin index.
+std::vector<Eigen::Matrix<double, 3, 4>> gltf_blender_joint_binds(const GltfCharacter& c, int skin);
 
 /// Poses at t_k = k dt, k = 0 .. floor(duration / dt) (a clip of duration 0: one pose).
 /// @throws std::invalid_argument if dt is not positive and finite or the clip is bad.

@@ -265,115 +265,138 @@ std::vector<MatrixXd> gltf_rest_space_deltas(const GltfCharacter& c, int mesh, c
   return out;
 }
 
-GltfBakeReport write_gltf_bake(const GltfCharacter& c, int mesh, int clip, double dt,
-                               const std::vector<MatrixXd>& deltas, const std::string& out_path,
+GltfBakeReport write_gltf_bake(const GltfCharacter& c, int clip, double dt,
+                               const std::vector<std::vector<MatrixXd>>& deltas, const std::string& out_path,
                                const GltfBakeOptions& o) {
-  FASTCD_CHECK(mesh >= 0 && static_cast<std::size_t>(mesh) < c.meshes.size(), "mesh ", mesh, " of ", c.meshes.size());
+  FASTCD_CHECK(deltas.size() == c.meshes.size(), "deltas for ", deltas.size(), " skinned meshes, the character has ",
+               c.meshes.size());
   FASTCD_CHECK(clip >= 0 && static_cast<std::size_t>(clip) < c.clips.size(), "clip ", clip, " of ", c.clips.size());
   FASTCD_CHECK(dt > 0 && std::isfinite(dt), "dt must be > 0, got ", dt);
-  FASTCD_CHECK(!deltas.empty(), "no frames to bake");
   FASTCD_CHECK(o.encoding == "frames" || o.encoding == "pca", "encoding must be 'frames' or 'pca', got '", o.encoding,
                "'");
   FASTCD_CHECK(o.pca_tolerance >= 0 && std::isfinite(o.pca_tolerance), "pca_tolerance must be >= 0, got ",
                o.pca_tolerance);
   FASTCD_CHECK(o.pca_max_targets >= 1, "pca_max_targets must be >= 1, got ", o.pca_max_targets);
-  const GltfSkinnedMesh& m = c.meshes[static_cast<std::size_t>(mesh)];
-  for (std::size_t f = 0; f < deltas.size(); ++f) {
-    FASTCD_CHECK(deltas[f].rows() == m.V.rows() && deltas[f].cols() == 3, "frame ", f, ": deltas ", shape_of(deltas[f]),
-                 ", the mesh has ", m.V.rows(), " vertices");
-    FASTCD_CHECK(deltas[f].allFinite() && deltas[f].cwiseAbs().maxCoeff() < 1e30, "frame ", f,
-                 ": non-finite or huge deltas");
+  Index F = 0;
+  for (std::size_t mi = 0; mi < deltas.size(); ++mi) {
+    if (deltas[mi].empty()) continue;
+    FASTCD_CHECK(F == 0 || static_cast<Index>(deltas[mi].size()) == F, "skinned mesh ", mi, " has ", deltas[mi].size(),
+                 " frames of deltas, an earlier one ", F);
+    F = static_cast<Index>(deltas[mi].size());
+    const GltfSkinnedMesh& m = c.meshes[mi];
+    for (std::size_t f = 0; f < deltas[mi].size(); ++f) {
+      FASTCD_CHECK(deltas[mi][f].rows() == m.V.rows() && deltas[mi][f].cols() == 3, "skinned mesh ", mi, ", frame ", f,
+                   ": deltas ", shape_of(deltas[mi][f]), ", the mesh has ", m.V.rows(), " vertices");
+      FASTCD_CHECK(deltas[mi][f].allFinite() && deltas[mi][f].cwiseAbs().maxCoeff() < 1e30, "skinned mesh ", mi,
+                   ", frame ", f, ": non-finite or huge deltas");
+    }
   }
-  const auto F = static_cast<Index>(deltas.size());
+  FASTCD_CHECK(F > 0, "no frames to bake");
   FASTCD_CHECK(static_cast<double>(F - 1) * dt < 1e7, "frame times beyond float32 precision");
 
   Document d = merged_document(c);
   json& J = d.j;
   const std::string& src = c.path;
+  GltfBakeReport r;
+  r.encoding = o.encoding;
+  r.frames = static_cast<int>(F);
+  r.mesh_targets.assign(c.meshes.size(), 0);
+  // Per baked skinned mesh: its nodes and its weights per frame (F x K).
+  std::vector<std::pair<std::vector<int>, MatrixXd>> weight_channels;
 
-  // The glTF meshes and nodes of the skinned mesh, and the checks that the bake can extend them.
-  std::vector<int> meshes, nodes;
-  for (const GltfPrimitiveSpan& s : m.spans) {
-    if (std::find(meshes.begin(), meshes.end(), s.mesh) == meshes.end()) meshes.push_back(s.mesh);
-    if (std::find(nodes.begin(), nodes.end(), s.node) == nodes.end()) nodes.push_back(s.node);
-  }
-  for (int mi : meshes) {
-    int users = 0;
-    for (const json& n : J["nodes"])
-      if (n.value("mesh", -1) == mi) ++users;
-    const json& mj = J["meshes"][static_cast<std::size_t>(mi)];
-    const std::string name =
-        "mesh " + std::to_string(mi) + (mj.contains("name") ? " ('" + mj["name"].get<std::string>() + "')" : "");
-    if (users > 1)
-      refuse(src, name + " is used by " + std::to_string(users) +
-                      " nodes; morph targets belong to the mesh, so each instance would get the same motion "
-                      "(make the instances single-user meshes)");
-    for (const json& p : mj["primitives"])
-      if (p.contains("targets") && !p["targets"].empty())
-        refuse(src, name + " already has morph targets; baking secondary motion next to them is not supported yet");
-  }
-  for (const GltfPrimitiveSpan& s : m.spans) {
-    const json& p = J["meshes"][static_cast<std::size_t>(s.mesh)]["primitives"][static_cast<std::size_t>(s.primitive)];
-    const int pa = p["attributes"]["POSITION"].get<int>();
-    const Index count = J["accessors"][static_cast<std::size_t>(pa)]["count"].get<Index>();
-    if (count != s.vertices)
-      refuse(src, "mesh " + std::to_string(s.mesh) + " primitive " + std::to_string(s.primitive) + ": POSITION has " +
-                      std::to_string(count) + " vertices, the skinned mesh " + std::to_string(s.vertices));
-  }
-
-  // Encoding.
-  const Eigen::RowVector3d lo = m.V.colwise().minCoeff(), hi = m.V.colwise().maxCoeff();
-  const double diag = std::max((hi - lo).norm(), std::numeric_limits<double>::min());
-  Encoding e =
-      o.encoding == "pca" ? encode_pca(deltas, o.pca_tolerance * diag, o.pca_max_targets) : encode_frames(deltas);
-  const auto K = static_cast<Index>(e.targets.size());
-  std::vector<std::string> names;
-  for (Index k = 0; k < K; ++k) {
-    char b[48];
-    if (o.encoding == "frames")
-      std::snprintf(b, sizeof b, "fastcd_frame_%05ld", long(k + 1));
-    else
-      std::snprintf(b, sizeof b, k == 0 ? "fastcd_offset" : "fastcd_pca_%02ld", long(k));
-    names.emplace_back(b);
-  }
-
-  // Targets on every primitive of each mesh (the spec wants the same count on all of them).
-  for (int mi : meshes) {
-    json& mj = J["meshes"][static_cast<std::size_t>(mi)];
-    for (std::size_t pi = 0; pi < mj["primitives"].size(); ++pi) {
-      json& p = mj["primitives"][pi];
+  for (std::size_t mesh = 0; mesh < c.meshes.size(); ++mesh) {
+    if (deltas[mesh].empty()) continue;
+    const GltfSkinnedMesh& m = c.meshes[mesh];
+    // The glTF meshes and nodes of the skinned mesh, and the checks that the bake can extend them.
+    std::vector<int> meshes, nodes;
+    for (const GltfPrimitiveSpan& s : m.spans) {
+      if (std::find(meshes.begin(), meshes.end(), s.mesh) == meshes.end()) meshes.push_back(s.mesh);
+      if (std::find(nodes.begin(), nodes.end(), s.node) == nodes.end()) nodes.push_back(s.node);
+    }
+    for (int mi : meshes) {
+      int users = 0;
+      for (const json& n : J["nodes"])
+        if (n.value("mesh", -1) == mi) ++users;
+      const json& mj = J["meshes"][static_cast<std::size_t>(mi)];
+      const std::string name =
+          "mesh " + std::to_string(mi) + (mj.contains("name") ? " ('" + mj["name"].get<std::string>() + "')" : "");
+      if (users > 1)
+        refuse(src, name + " is used by " + std::to_string(users) +
+                        " nodes; morph targets belong to the mesh, so each instance would get the same motion "
+                        "(make the instances single-user meshes)");
+      for (const json& p : mj["primitives"])
+        if (p.contains("targets") && !p["targets"].empty())
+          refuse(src, name + " already has morph targets; baking secondary motion next to them is not supported yet");
+    }
+    for (const GltfPrimitiveSpan& s : m.spans) {
+      const json& p =
+          J["meshes"][static_cast<std::size_t>(s.mesh)]["primitives"][static_cast<std::size_t>(s.primitive)];
       const int pa = p["attributes"]["POSITION"].get<int>();
       const Index count = J["accessors"][static_cast<std::size_t>(pa)]["count"].get<Index>();
-      const auto span = std::find_if(m.spans.begin(), m.spans.end(), [&](const GltfPrimitiveSpan& s) {
-        return s.mesh == mi && s.primitive == static_cast<int>(pi);
-      });
-      p["targets"] = json::array();
-      if (span == m.spans.end()) {  // points or lines: zeros (an accessor without a buffer view)
-        const int zero = d.accessor(
-            {{"componentType", kFloat}, {"type", "VEC3"}, {"count", count}, {"min", {0, 0, 0}}, {"max", {0, 0, 0}}});
-        for (Index k = 0; k < K; ++k) p["targets"].push_back({{"POSITION", zero}});
-        continue;
-      }
-      const auto n = static_cast<std::size_t>(span->vertices);
-      std::vector<std::vector<float>> data(static_cast<std::size_t>(K), std::vector<float>(3 * n));
-      for (Index k = 0; k < K; ++k)
-        for (std::size_t v = 0; v < n; ++v)
-          for (int a = 0; a < 3; ++a)
-            data[static_cast<std::size_t>(k)][3 * v + static_cast<std::size_t>(a)] = static_cast<float>(
-                e.targets[static_cast<std::size_t>(k)](span->first_vertex + static_cast<Index>(v), a));
-      std::string bytes;
-      bytes.reserve(static_cast<std::size_t>(K) * n * 12);
-      for (const auto& t : data) bytes.append(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(float));
-      const int view = d.view(bytes, 12, kArrayBuffer);
-      for (Index k = 0; k < K; ++k)
-        p["targets"].push_back({{"POSITION", d.floats(data[static_cast<std::size_t>(k)], 3, "VEC3", true, view,
-                                                      static_cast<std::size_t>(k) * n * 12)}});
+      if (count != s.vertices)
+        refuse(src, "mesh " + std::to_string(s.mesh) + " primitive " + std::to_string(s.primitive) + ": POSITION has " +
+                        std::to_string(count) + " vertices, the skinned mesh " + std::to_string(s.vertices));
     }
-    mj["weights"] = std::vector<double>(static_cast<std::size_t>(K), 0.0);
-    if (!mj.contains("extras")) mj["extras"] = json::object();
-    if (mj["extras"].is_object()) mj["extras"]["targetNames"] = names;
+
+    // Encoding.
+    const Eigen::RowVector3d lo = m.V.colwise().minCoeff(), hi = m.V.colwise().maxCoeff();
+    const double diag = std::max((hi - lo).norm(), std::numeric_limits<double>::min());
+    Encoding e = o.encoding == "pca" ? encode_pca(deltas[mesh], o.pca_tolerance * diag, o.pca_max_targets)
+                                     : encode_frames(deltas[mesh]);
+    const auto K = static_cast<Index>(e.targets.size());
+    std::vector<std::string> names;
+    for (Index k = 0; k < K; ++k) {
+      char b[48];
+      if (o.encoding == "frames")
+        std::snprintf(b, sizeof b, "fastcd_frame_%05ld", long(k + 1));
+      else
+        std::snprintf(b, sizeof b, k == 0 ? "fastcd_offset" : "fastcd_pca_%02ld", long(k));
+      names.emplace_back(b);
+    }
+
+    // Targets on every primitive of each mesh (the spec wants the same count on all of them).
+    for (int mi : meshes) {
+      json& mj = J["meshes"][static_cast<std::size_t>(mi)];
+      for (std::size_t pi = 0; pi < mj["primitives"].size(); ++pi) {
+        json& p = mj["primitives"][pi];
+        const int pa = p["attributes"]["POSITION"].get<int>();
+        const Index count = J["accessors"][static_cast<std::size_t>(pa)]["count"].get<Index>();
+        const auto span = std::find_if(m.spans.begin(), m.spans.end(), [&](const GltfPrimitiveSpan& s) {
+          return s.mesh == mi && s.primitive == static_cast<int>(pi);
+        });
+        p["targets"] = json::array();
+        if (span == m.spans.end()) {  // points or lines: zeros (an accessor without a buffer view)
+          const int zero = d.accessor(
+              {{"componentType", kFloat}, {"type", "VEC3"}, {"count", count}, {"min", {0, 0, 0}}, {"max", {0, 0, 0}}});
+          for (Index k = 0; k < K; ++k) p["targets"].push_back({{"POSITION", zero}});
+          continue;
+        }
+        const auto n = static_cast<std::size_t>(span->vertices);
+        std::vector<std::vector<float>> data(static_cast<std::size_t>(K), std::vector<float>(3 * n));
+        for (Index k = 0; k < K; ++k)
+          for (std::size_t v = 0; v < n; ++v)
+            for (int a = 0; a < 3; ++a)
+              data[static_cast<std::size_t>(k)][3 * v + static_cast<std::size_t>(a)] = static_cast<float>(
+                  e.targets[static_cast<std::size_t>(k)](span->first_vertex + static_cast<Index>(v), a));
+        std::string bytes;
+        bytes.reserve(static_cast<std::size_t>(K) * n * 12);
+        for (const auto& t : data) bytes.append(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(float));
+        const int view = d.view(bytes, 12, kArrayBuffer);
+        for (Index k = 0; k < K; ++k)
+          p["targets"].push_back({{"POSITION", d.floats(data[static_cast<std::size_t>(k)], 3, "VEC3", true, view,
+                                                        static_cast<std::size_t>(k) * n * 12)}});
+      }
+      mj["weights"] = std::vector<double>(static_cast<std::size_t>(K), 0.0);
+      if (!mj.contains("extras")) mj["extras"] = json::object();
+      if (mj["extras"].is_object()) mj["extras"]["targetNames"] = names;
+    }
+    for (int ni : nodes) J["nodes"][static_cast<std::size_t>(ni)].erase("weights");
+    r.mesh_targets[mesh] = static_cast<int>(K);
+    r.targets += static_cast<int>(K);
+    r.max_error = std::max(r.max_error, e.max_error);
+    r.max_error_relative = std::max(r.max_error_relative, e.max_error / diag);
+    weight_channels.emplace_back(std::move(nodes), std::move(e.weights));
   }
-  for (int ni : nodes) J["nodes"][static_cast<std::size_t>(ni)].erase("weights");
 
   // The clip, resampled: one LINEAR key per frame for each node channel; other channels (morph
   // weights of other meshes, extensions) keep their samplers.
@@ -414,13 +437,16 @@ GltfBakeReport write_gltf_bake(const GltfCharacter& c, int mesh, int clip, doubl
     out["sampler"] = samplers.size() - 1;
     channels.push_back(std::move(out));
   }
-  std::vector<float> w(static_cast<std::size_t>(F * K));
-  for (Index k = 0; k < F; ++k)
-    for (Index t = 0; t < K; ++t) w[static_cast<std::size_t>(k * K + t)] = static_cast<float>(e.weights(k, t));
-  const int weights = d.floats(w, 1, "SCALAR", false);
-  for (int ni : nodes) {
-    samplers.push_back({{"input", input}, {"output", weights}, {"interpolation", "LINEAR"}});
-    channels.push_back({{"sampler", samplers.size() - 1}, {"target", {{"node", ni}, {"path", "weights"}}}});
+  for (const auto& [nodes, W] : weight_channels) {
+    const Index K = W.cols();
+    std::vector<float> w(static_cast<std::size_t>(F * K));
+    for (Index k = 0; k < F; ++k)
+      for (Index t = 0; t < K; ++t) w[static_cast<std::size_t>(k * K + t)] = static_cast<float>(W(k, t));
+    const int weights = d.floats(w, 1, "SCALAR", false);
+    for (int ni : nodes) {
+      samplers.push_back({{"input", input}, {"output", weights}, {"interpolation", "LINEAR"}});
+      channels.push_back({{"sampler", samplers.size() - 1}, {"target", {{"node", ni}, {"path", "weights"}}}});
+    }
   }
   anim["samplers"] = std::move(samplers);
   anim["channels"] = std::move(channels);
@@ -432,12 +458,6 @@ GltfBakeReport write_gltf_bake(const GltfCharacter& c, int mesh, int clip, doubl
   const std::string bytes = glb_bytes(d, out_path);
   write_file_contents(out_path, bytes, kFn);
 
-  GltfBakeReport r;
-  r.encoding = o.encoding;
-  r.frames = static_cast<int>(F);
-  r.targets = static_cast<int>(K);
-  r.max_error = e.max_error;
-  r.max_error_relative = e.max_error / diag;
   r.bytes = bytes.size();
   return r;
 }

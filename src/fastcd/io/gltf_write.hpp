@@ -34,9 +34,10 @@ struct GltfBakeOptions {
 struct GltfBakeReport {
   std::string encoding;
   int frames = 0;
-  int targets = 0;                ///< morph targets added to each primitive
+  int targets = 0;                ///< morph targets added, summed over the baked skinned meshes
+  std::vector<int> mesh_targets;  ///< per skinned mesh (GltfCharacter::meshes): targets on each of its primitives
   double max_error = 0;           ///< largest position error of the encoding, file units (before float32)
-  double max_error_relative = 0;  ///< ... over the bind-pose bounding box diagonal
+  double max_error_relative = 0;  ///< ... over its skinned mesh's bind-pose bounding box diagonal
   std::size_t bytes = 0;          ///< size of the written file
 };
 
@@ -51,14 +52,17 @@ std::vector<MatrixXd> gltf_rest_space_deltas(const GltfCharacter& c, int mesh, c
                                              const std::vector<MatrixXd>& U, double* worst_condition = nullptr);
 
 /// Writes `out_path` (.glb, atomically): the file c was read from with clip `clip` resampled at
-/// t_k = k dt (k < deltas.size()) and deltas[k] (#V x 3, rest space, file units) added as the
-/// secondary motion of skinned mesh `mesh`.
-/// @throws std::invalid_argument for bad arguments (sizes, non-finite deltas, dt, encoding) and
-///         files the bake cannot extend: a mesh that already has morph targets, a mesh used by
-///         several nodes, a POSITION accessor whose count differs from the mesh's vertices.
+/// t_k = k dt (k < the number of frames) and, for every skinned mesh m (c.meshes order),
+/// deltas[m][k] (#V_m x 3, rest space, file units) added as its secondary motion; an empty
+/// deltas[m] leaves mesh m as it is. Each baked mesh has its own targets and its own weights
+/// channel per node, in the baked clip's animation.
+/// @throws std::invalid_argument for bad arguments (one entry per skinned mesh, equal frame
+///         counts, sizes, non-finite deltas, dt, encoding) and files the bake cannot extend: a
+///         mesh that already has morph targets, a mesh used by several nodes, a POSITION
+///         accessor whose count differs from the mesh's vertices.
 /// @throws std::runtime_error if the input cannot be re-read or the output cannot be written.
-GltfBakeReport write_gltf_bake(const GltfCharacter& c, int mesh, int clip, double dt,
-                               const std::vector<MatrixXd>& deltas, const std::string& out_path,
+GltfBakeReport write_gltf_bake(const GltfCharacter& c, int clip, double dt,
+                               const std::vector<std::vector<MatrixXd>>& deltas, const std::string& out_path,
                                const GltfBakeOptions& options = {});
 
 }  // namespace fastcd

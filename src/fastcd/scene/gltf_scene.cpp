@@ -1,11 +1,13 @@
 #include "fastcd/scene/gltf_scene.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/common/cancel.hpp"
@@ -16,6 +18,7 @@
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
+#include "fastcd/meshing/shells.hpp"
 #include "fastcd/meshing/surface.hpp"
 #include "fastcd/meshing/voxel.hpp"
 
@@ -47,6 +50,147 @@ bool is_gltf_file(const std::string& path) {
   return ext == ".glb" || ext == ".gltf";
 }
 
+namespace {
+
+// One skin's solid in file units (bind space): tets, weights on the skin's own joints, and the
+// skin's render vertices placed in the tets.
+struct Body {
+  MatrixXd X;
+  MatrixXi T, surface;
+  MatrixXd W;
+  std::vector<Triplet> E;  // render vertex -> tet vertex (both numbered within the body)
+  VectorXi element;        // the tet each render vertex is in
+  double max_distance = 0;
+};
+
+// The skinned mesh's nodes by name: "'fox' + 'eye'" (a few, then how many more).
+std::string mesh_label(const GltfCharacter& c, const GltfSkinnedMesh& m) {
+  std::vector<int> nodes;
+  for (const GltfPrimitiveSpan& s : m.spans)
+    if (std::find(nodes.begin(), nodes.end(), s.node) == nodes.end()) nodes.push_back(s.node);
+  std::string out;
+  for (std::size_t i = 0; i < nodes.size() && i < 4; ++i) {
+    const std::string& n = c.nodes[static_cast<std::size_t>(nodes[i])].name;
+    out += (i ? " + '" : "'") + (n.empty() ? "node " + std::to_string(nodes[i]) : n) + "'";
+  }
+  if (nodes.size() > 4) out += " + " + std::to_string(nodes.size() - 4) + " more mesh nodes";
+  return out.empty() ? "'" + m.name + "'" : out;
+}
+
+Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinnedMesh& m, const GltfSceneOptions& o,
+               const std::string& who, Scene& s) {
+  Body b;
+  detail::throw_if_cancelled("load_gltf_scene");
+  const WeldedSurface w = weld_surface(m.V, m.F);
+  if (o.tets.mesher == "voxel") {
+    VoxelMesh vm;
+    try {
+      vm = voxel_mesh(w.V, w.F, o.voxel);
+    } catch (const std::exception& e) {
+      fail(path, who + "voxelising the skin: " + e.what());
+    }
+    s.notes.push_back(who + "welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) +
+                      " vertices; voxels: " + std::to_string(vm.cells) + " cells of " + fmt(vm.cell_size) + " (" +
+                      std::to_string(vm.inside_cells) + " inside by winding number, " +
+                      std::to_string(vm.dropped_cells) + " dropped: no skin), " + std::to_string(vm.X.rows()) +
+                      " vertices, " + std::to_string(vm.T.rows()) + " tets, " + fmt(vm.seconds, "%.2f") + " s");
+    const auto t_w = std::chrono::steady_clock::now();
+    const Embedding emb = embed_points(vm.X, vm.T, m.V);
+    detail::throw_if_cancelled("load_gltf_scene");
+    HarmonicExtension h;
+    try {
+      h = harmonic_fit(vm.X, vm.T, emb.E, m.W);
+    } catch (const std::exception& e) {
+      fail(path, who + "fitting the skin weights to the voxels: " + e.what());
+    }
+    s.notes.push_back(who + "weights: fitted to the " + std::to_string(m.V.rows()) + " skin vertices (largest error " +
+                      fmt(h.fit_error) + "; " + std::to_string(h.clamped) + " negatives clamped, most " +
+                      fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") + " s");
+    if (h.fit_error > 0.1)
+      s.warnings.push_back(who + "the voxel grid (" + std::to_string(o.voxel.resolution) +
+                           " cells along the longest side) is too coarse for the skin weights: they differ by up to " +
+                           fmt(h.fit_error) +
+                           "; raise --voxel-resolution for a body that follows the rig more closely");
+    b.X = std::move(vm.X);
+    b.T = std::move(vm.T);
+    b.surface = boundary_facets(b.T).F;
+    b.W = std::move(h.W);
+    for (Index r = 0; r < emb.E.outerSize(); ++r)
+      for (SparseMatrix::InnerIterator it(emb.E, r); it; ++it) b.E.emplace_back(it.row(), it.col(), it.value());
+    b.element = emb.element;
+    b.max_distance = emb.distance.size() > 0 ? emb.distance.maxCoeff() : 0.0;
+    return b;
+  }
+
+  ShellTetMesh tm;
+  try {
+    tm = tetrahedralize_shells(w.V, w.F, o.tets, o.cache_dir);
+  } catch (const std::invalid_argument& e) {
+    fail(path, who + "the skin of " + mesh_label(c, m) + " does not bound a solid (after welding " +
+                   std::to_string(m.V.rows()) + " vertices to " + std::to_string(w.V.rows()) + "; welded indices): " +
+                   e.what() + ". Close it in the modelling tool, or use --mesher voxel (a grid embedding the skin)");
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(path, who + "tetrahedralising the skin: " + e.what());
+  }
+  if (tm.reversed > 0)
+    s.warnings.push_back(who + std::to_string(tm.reversed) + " of the skin's " + std::to_string(tm.shells) +
+                         " shells wind inward; reversed for meshing (the output keeps the file's)");
+  s.notes.push_back(who + "welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) + " vertices; " +
+                    std::string(tm.tets.mesher == "tetgen" ? "TetGen" : "Netgen") + ": " +
+                    (tm.shells > 1 ? std::to_string(tm.shells) + " shells, each filled on its own, " : std::string()) +
+                    std::to_string(tm.tets.X.rows()) + " vertices, " + std::to_string(tm.tets.T.rows()) +
+                    " tets, min dihedral " + fmt(tm.tets.min_dihedral, "%.2f") + " deg (" +
+                    std::to_string(tm.tets.slivers) + " under 5), " +
+                    (tm.cached == tm.shells
+                         ? "from the cache " + o.cache_dir
+                         : fmt(tm.tets.seconds, "%.2f") + " s" +
+                               (tm.cached > 0 ? " (" + std::to_string(tm.cached) + " shells cached)" : std::string())));
+
+  // Weights: the skin's on the surface (each welded vertex takes its first render vertex's),
+  // harmonic inside.
+  const auto t_w = std::chrono::steady_clock::now();
+  VectorXi first = VectorXi::Constant(w.V.rows(), -1);
+  double seam_gap = 0;
+  for (Index r = 0; r < m.V.rows(); ++r) {
+    const int k = w.map[r];
+    if (first[k] < 0)
+      first[k] = static_cast<int>(r);
+    else
+      seam_gap = std::max(seam_gap, (m.W.row(r) - m.W.row(first[k])).cwiseAbs().maxCoeff());
+  }
+  MatrixXd Wb(w.V.rows(), m.W.cols());
+  for (Index k = 0; k < w.V.rows(); ++k) Wb.row(k) = m.W.row(first[k]);
+  const VectorXi known = VectorXi::LinSpaced(w.V.rows(), 0, static_cast<int>(w.V.rows()) - 1);
+  detail::throw_if_cancelled("load_gltf_scene");
+  HarmonicExtension h = harmonic_extension(tm.tets.X, tm.tets.T, known, Wb);
+  if (seam_gap > 1e-6)
+    s.warnings.push_back(who + "seam duplicates carry different skin weights (largest difference " + fmt(seam_gap) +
+                         "); the simulation uses the first's at each welded vertex");
+  s.notes.push_back(who + "weights: " + std::to_string(w.V.rows()) + " from the skin, " +
+                    std::to_string(tm.tets.X.rows() - w.V.rows()) + " harmonic inside (" + std::to_string(h.clamped) +
+                    " negatives clamped, most " + fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") +
+                    " s");
+  b.X = std::move(tm.tets.X);
+  b.T = std::move(tm.tets.T);
+  b.surface = std::move(tm.F);
+  b.W = std::move(h.W);
+  // Every render vertex on its welded tet vertex (seams move together).
+  VectorXi incident = VectorXi::Constant(b.X.rows(), -1);
+  for (Index t = 0; t < b.T.rows(); ++t)
+    for (int k = 0; k < 4; ++k)
+      if (incident[b.T(t, k)] < 0) incident[b.T(t, k)] = static_cast<int>(t);
+  b.element.resize(m.V.rows());
+  for (Index r = 0; r < m.V.rows(); ++r) {
+    b.E.emplace_back(r, w.map[r], 1.0);
+    b.element[r] = incident[w.map[r]];
+  }
+  return b;
+}
+
+}  // namespace
+
 Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   if (!(o.dt > 0) || !std::isfinite(o.dt)) fail(path, "dt must be > 0, got " + fmt(o.dt));
   if (!(o.metres_per_unit > 0) || !std::isfinite(o.metres_per_unit))
@@ -56,128 +200,86 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   if (!(o.rho > 0) || !std::isfinite(o.rho)) fail(path, "rho must be > 0, got " + fmt(o.rho));
 
   const GltfCharacter c = read_gltf(path);
-  if (c.meshes.size() > 1)
-    fail(path, std::to_string(c.meshes.size()) +
-                   " skinned meshes with different skins: fastcd simulates one skin per file (join them in the "
-                   "modelling tool, or export each character on its own)");
   int clip = 0;
   try {
     clip = gltf_clip_index(c, o.clip.empty() ? std::string("0") : o.clip);
   } catch (const std::invalid_argument& e) {
     fail(path, e.what());
   }
-  const GltfSkinnedMesh& m = c.meshes[0];
-  const GltfSkin& skin = c.skins[static_cast<std::size_t>(m.skin)];
+  const std::size_t K = c.meshes.size();
   Scene s;
   s.name = fs::path(path).stem().string();
   s.layout = "gltf";
   s.dim = 3;
   s.kind = HandleKind::Bones;
-  s.handles = static_cast<Index>(skin.joints.size());
   s.input_files.push_back(fs::absolute(path).lexically_normal().string());
   s.warnings = c.warnings;
   s.dt = o.dt;
   s.pr = o.pr;
   s.model = "arap";
-  const Eigen::RowVector3d lo = m.V.colwise().minCoeff(), hi = m.V.colwise().maxCoeff();
-  s.notes.push_back("'" + m.name + "': " + std::to_string(m.V.rows()) + " vertices, " + std::to_string(m.F.rows()) +
-                    " triangles, " + std::to_string(s.handles) + " joints; bind-pose box " + fmt(hi.x() - lo.x()) +
-                    " x " + fmt(hi.y() - lo.y()) + " x " + fmt(hi.z() - lo.z()) + " file units (" +
-                    fmt((hi - lo).maxCoeff() * o.metres_per_unit) + " m at " + fmt(o.metres_per_unit) + " m per unit)");
+  if (K > 1)
+    s.notes.push_back(std::to_string(K) +
+                      " skins, each its own body (its tets, weights and joints): they share the clip, not the tissue");
 
-  // Skin -> welded surface -> tets.
-  detail::throw_if_cancelled("load_gltf_scene");
-  const WeldedSurface w = weld_surface(m.V, m.F);
-  const bool voxel = o.tets.mesher == "voxel";
-  MatrixXd TX;  // tets, file units
-  MatrixXi TT, F = w.F;
-  HarmonicExtension h;
-  Embedding emb;  // voxel: the render vertices in the tets
-  if (voxel) {
-    VoxelMesh vm;
-    try {
-      vm = voxel_mesh(w.V, w.F, o.voxel);
-    } catch (const std::exception& e) {
-      fail(path, std::string("voxelising the skin: ") + e.what());
-    }
-    TX = vm.X;
-    TT = vm.T;
-    s.notes.push_back("welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) +
-                      " vertices; voxels: " + std::to_string(vm.cells) + " cells of " + fmt(vm.cell_size) + " (" +
-                      std::to_string(vm.inside_cells) + " inside by winding number, " +
-                      std::to_string(vm.dropped_cells) + " dropped: no skin), " + std::to_string(TX.rows()) +
-                      " vertices, " + std::to_string(TT.rows()) + " tets, " + fmt(vm.seconds, "%.2f") + " s");
-    const auto t_w = std::chrono::steady_clock::now();
-    emb = embed_points(TX, TT, m.V);
-    detail::throw_if_cancelled("load_gltf_scene");
-    try {
-      h = harmonic_fit(TX, TT, emb.E, m.W);
-    } catch (const std::exception& e) {
-      fail(path, std::string("fitting the skin weights to the voxels: ") + e.what());
-    }
-    s.notes.push_back("weights: fitted to the " + std::to_string(m.V.rows()) + " skin vertices (largest error " +
-                      fmt(h.fit_error) + "; " + std::to_string(h.clamped) + " negatives clamped, most " +
-                      fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") + " s");
-    if (h.fit_error > 0.1)
-      s.warnings.push_back("the voxel grid (" + std::to_string(o.voxel.resolution) +
-                           " cells along the longest side) is too coarse for the skin weights: they differ by up to " +
-                           fmt(h.fit_error) +
-                           "; raise --voxel-resolution for a body that follows the rig more closely");
-  } else {
-    const SurfaceDefects d = check_surface(w.V, w.F);
-    if (!d.ok())
-      fail(path, "the skin of '" + m.name + "' does not bound a solid (after welding " + std::to_string(m.V.rows()) +
-                     " vertices to " + std::to_string(w.V.rows()) + "; welded indices): " + d.describe() +
-                     ". Close it in the modelling tool, or use --mesher voxel (a grid embedding the skin)");
-    if (d.volume < 0) {
-      F = F.rowwise().reverse().eval();
-      s.warnings.push_back("the skin's triangles wind inward; reversed for meshing (the output keeps the file's)");
-    }
-    std::vector<char> used(static_cast<std::size_t>(w.V.rows()), 0);
-    for (Index i = 0; i < F.size(); ++i) used[static_cast<std::size_t>(F.data()[i])] = 1;
-    if (std::find(used.begin(), used.end(), 0) != used.end())
-      fail(path, "the skin has vertices on no triangle (points or lines only); remove them in the modelling tool");
-    TetMesh tm;
-    bool cached = false;
-    try {
-      tm = tetrahedralize_cached(w.V, F, o.tets, o.cache_dir, &cached);
-    } catch (const std::exception& e) {
-      fail(path, std::string("tetrahedralising the skin: ") + e.what());
-    }
-    s.notes.push_back("welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) + " vertices; " +
-                      std::string(tm.mesher == "tetgen" ? "TetGen" : "Netgen") + ": " + std::to_string(tm.X.rows()) +
-                      " vertices, " + std::to_string(tm.T.rows()) + " tets, min dihedral " +
-                      fmt(tm.min_dihedral, "%.2f") + " deg (" + std::to_string(tm.slivers) + " under 5), " +
-                      (cached ? "from the cache " + o.cache_dir : fmt(tm.seconds, "%.2f") + " s"));
-
-    // Weights: the skin's on the surface (each welded vertex takes its first render vertex's),
-    // harmonic inside.
-    const auto t_w = std::chrono::steady_clock::now();
-    VectorXi first(w.V.rows());
-    first.setConstant(-1);
-    double seam_gap = 0;
-    for (Index r = 0; r < m.V.rows(); ++r) {
-      const int k = w.map[r];
-      if (first[k] < 0)
-        first[k] = static_cast<int>(r);
-      else
-        seam_gap = std::max(seam_gap, (m.W.row(r) - m.W.row(first[k])).cwiseAbs().maxCoeff());
-    }
-    MatrixXd Wb(w.V.rows(), m.W.cols());
-    for (Index k = 0; k < w.V.rows(); ++k) Wb.row(k) = m.W.row(first[k]);
-    VectorXi known = VectorXi::LinSpaced(w.V.rows(), 0, static_cast<int>(w.V.rows()) - 1);
-    detail::throw_if_cancelled("load_gltf_scene");
-    h = harmonic_extension(tm.X, tm.T, known, Wb);
-    if (seam_gap > 1e-6)
-      s.warnings.push_back("seam duplicates carry different skin weights (largest difference " + fmt(seam_gap) +
-                           "); the simulation uses the first's at each welded vertex");
-    s.notes.push_back("weights: " + std::to_string(w.V.rows()) + " from the skin, " +
-                      std::to_string(tm.X.rows() - w.V.rows()) + " harmonic inside (" + std::to_string(h.clamped) +
-                      " negatives clamped, most " + fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") +
-                      " s");
-    TX = std::move(tm.X);
-    TT = std::move(tm.T);
+  // Every skin's body, in file units.
+  std::vector<Body> bodies;
+  std::vector<Index> joint_offset{0};
+  for (std::size_t k = 0; k < K; ++k) {
+    const GltfSkinnedMesh& m = c.meshes[k];
+    const GltfSkin& skin = c.skins[static_cast<std::size_t>(m.skin)];
+    const std::string label = mesh_label(c, m);
+    const std::string who = K > 1 ? label + " (skin " + std::to_string(m.skin) + "): " : std::string();
+    const Eigen::RowVector3d lo = m.V.colwise().minCoeff(), hi = m.V.colwise().maxCoeff();
+    s.notes.push_back(label + ": " + std::to_string(m.V.rows()) + " vertices, " + std::to_string(m.F.rows()) +
+                      " triangles, " + std::to_string(skin.joints.size()) + " joints; bind-pose box " +
+                      fmt(hi.x() - lo.x()) + " x " + fmt(hi.y() - lo.y()) + " x " + fmt(hi.z() - lo.z()) +
+                      " file units (" + fmt((hi - lo).maxCoeff() * o.metres_per_unit) + " m at " +
+                      fmt(o.metres_per_unit) + " m per unit)");
+    bodies.push_back(skin_body(path, c, m, o, who, s));
+    joint_offset.push_back(joint_offset.back() + static_cast<Index>(skin.joints.size()));
   }
+  s.handles = joint_offset.back();
+
+  // The bodies as one mesh: vertices and tets stacked, weights block-diagonal over the joints.
+  Index nx = 0, nt = 0, nf = 0, nr = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    nx += bodies[k].X.rows();
+    nt += bodies[k].T.rows();
+    nf += bodies[k].surface.rows();
+    nr += c.meshes[k].V.rows();
+  }
+  MatrixXd TX(nx, 3);
+  s.T.resize(nt, 4);
+  s.surface.resize(nf, 3);
+  s.W = MatrixXd::Zero(nx, s.handles);
+  MatrixXd RV(nr, 3);
+  s.render_W = MatrixXd::Zero(nr, s.handles);
+  s.render_element.resize(nr);
+  std::vector<Triplet> E;
+  std::vector<MatrixXi> render_F;
+  {
+    Index x0 = 0, t0 = 0, f0 = 0, r0 = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      const Body& b = bodies[k];
+      const GltfSkinnedMesh& m = c.meshes[k];
+      const Index j0 = joint_offset[k], nj = joint_offset[k + 1] - j0;
+      TX.middleRows(x0, b.X.rows()) = b.X;
+      s.T.middleRows(t0, b.T.rows()) = b.T.array() + static_cast<int>(x0);
+      s.surface.middleRows(f0, b.surface.rows()) = b.surface.array() + static_cast<int>(x0);
+      s.W.block(x0, j0, b.X.rows(), nj) = b.W;
+      RV.middleRows(r0, m.V.rows()) = m.V;
+      render_F.push_back(m.F.array() + static_cast<int>(r0));
+      s.render_W.block(r0, j0, m.V.rows(), nj) = m.W;
+      s.render_element.segment(r0, m.V.rows()) = b.element.array() + static_cast<int>(t0);
+      for (const Triplet& e : b.E) E.emplace_back(e.row() + r0, e.col() + x0, e.value());
+      s.render_max_distance = std::max(s.render_max_distance, b.max_distance);
+      x0 += b.X.rows();
+      t0 += b.T.rows();
+      f0 += b.surface.rows();
+      r0 += m.V.rows();
+    }
+  }
+  bodies.clear();
 
   // Normalisation, as every scene: X = (X - center) / scale.
   s.center = ((TX.colwise().maxCoeff() + TX.colwise().minCoeff()) / 2.0).transpose();
@@ -185,9 +287,6 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   s.scale = Xc.cwiseAbs().maxCoeff();
   if (!(s.scale > 0)) fail(path, "the skin has zero extent");
   s.X = Xc / s.scale;
-  s.T = TT;
-  s.surface = voxel ? boundary_facets(TT).F : F;
-  s.W = h.W;
   const double L = s.scale * o.metres_per_unit;
   s.metres_per_normalised_unit = L;
   s.ym = o.ym / (L * L);
@@ -195,26 +294,33 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
 
   // Joints at rest (bind pose, normalised) for drawing.
   s.handle_points.resize(s.handles, 3);
-  for (Index j = 0; j < s.handles; ++j) {
-    const Eigen::Vector3d p = skin.inverse_bind[static_cast<std::size_t>(j)].inverse().topRightCorner<3, 1>();
-    s.handle_points.row(j) = ((p - s.center) / s.scale).transpose();
+  for (std::size_t k = 0; k < K; ++k) {
+    const GltfSkin& skin = c.skins[static_cast<std::size_t>(c.meshes[k].skin)];
+    for (std::size_t j = 0; j < skin.joints.size(); ++j) {
+      const Eigen::Vector3d p = skin.inverse_bind[j].inverse().topRightCorner<3, 1>();
+      s.handle_points.row(joint_offset[k] + static_cast<Index>(j)) = ((p - s.center) / s.scale).transpose();
+    }
   }
 
-  // Poses: the clip at k dt, each joint's [A | t] taken to normalised coordinates
-  // (x_n = (x - c) / s: A stays, t -> (A c + t - c) / s).
-  std::vector<VectorXd> poses;
+  // Poses: the clip at k dt for every skin, each joint's [A | t] taken to normalised coordinates
+  // (x_n = (x - c) / s: A stays, t -> (A c + t - c) / s), the skins' joints one after another.
+  std::vector<std::vector<VectorXd>> per_skin(K);
   try {
-    poses = gltf_sample_clip(c, 0, clip, o.dt);
+    for (std::size_t k = 0; k < K; ++k) per_skin[k] = gltf_sample_clip(c, static_cast<int>(k), clip, o.dt);
   } catch (const std::exception& e) {
     fail(path, e.what());
   }
+  const std::size_t frames = per_skin[0].size();
   const Eigen::Vector3d ctr = s.center;
-  for (VectorXd& p : poses)
+  s.poses.assign(frames, VectorXd(12 * s.handles));
+  for (std::size_t f = 0; f < frames; ++f) {
+    VectorXd& p = s.poses[f];
+    for (std::size_t k = 0; k < K; ++k) p.segment(12 * joint_offset[k], per_skin[k][f].size()) = per_skin[k][f];
     for (Index j = 0; j < s.handles; ++j) {
       Eigen::Map<Eigen::Matrix<double, 3, 4>> A(p.data() + 12 * j);
       A.col(3) = (A.leftCols<3>() * ctr + A.col(3) - ctr) / s.scale;
     }
-  s.poses = std::move(poses);
+  }
   s.frames_declared = static_cast<Index>(s.poses.size());
   s.notes.push_back("clip '" + c.clips[static_cast<std::size_t>(clip)].name + "' (" +
                     fmt(c.clips[static_cast<std::size_t>(clip)].duration, "%.3g") +
@@ -225,28 +331,19 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   s.rest_pose = s.poses.front();
   s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, 3, "lbs (glTF skin)");
 
-  // Output: every render vertex on its welded tet vertex (seams move together).
-  s.render_V = (m.V.rowwise() - s.center.transpose()) / s.scale;
-  s.render_F = m.F;
-  s.render_W = m.W;
-  if (voxel) {  // barycentric in the voxel tets (affine, so the normalisation keeps it)
-    s.render_E = emb.E;
-    s.render_element = emb.element;
-    s.render_max_distance = emb.distance.maxCoeff() / s.scale;
-    return s;
+  // Output: every render vertex of every skin, in the tets.
+  s.render_V = (RV.rowwise() - s.center.transpose()) / s.scale;
+  Index rf = 0;
+  for (const MatrixXi& Fk : render_F) rf += Fk.rows();
+  s.render_F.resize(rf, 3);
+  rf = 0;
+  for (const MatrixXi& Fk : render_F) {
+    s.render_F.middleRows(rf, Fk.rows()) = Fk;
+    rf += Fk.rows();
   }
-  std::vector<Triplet> sel;
-  sel.reserve(static_cast<std::size_t>(m.V.rows()));
-  for (Index r = 0; r < m.V.rows(); ++r) sel.emplace_back(r, w.map[r], 1.0);
-  s.render_E.resize(m.V.rows(), s.X.rows());
-  s.render_E.setFromTriplets(sel.begin(), sel.end());
-  VectorXi incident = VectorXi::Constant(s.X.rows(), -1);
-  for (Index t = 0; t < s.T.rows(); ++t)
-    for (int k = 0; k < 4; ++k)
-      if (incident[s.T(t, k)] < 0) incident[s.T(t, k)] = static_cast<int>(t);
-  s.render_element.resize(m.V.rows());
-  for (Index r = 0; r < m.V.rows(); ++r) s.render_element[r] = incident[w.map[r]];
-  s.render_max_distance = 0;
+  s.render_E.resize(nr, s.X.rows());
+  s.render_E.setFromTriplets(E.begin(), E.end());
+  s.render_max_distance /= s.scale;  // voxel embeddings: the farthest render vertex outside the tets
   return s;
 }
 
@@ -256,33 +353,112 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
                "the scene was not loaded from a glTF file (layout '", scene.layout, "')");
   FASTCD_CHECK(!U.empty(), "no frames to write");
   const GltfCharacter c = read_gltf(scene.input_files[0]);
-  FASTCD_CHECK(c.meshes.size() == 1, "the character has ", c.meshes.size(), " skinned meshes");
+  Index rows = 0;
+  for (const GltfSkinnedMesh& m : c.meshes) rows += m.V.rows();
+  for (std::size_t f = 0; f < U.size(); ++f)
+    FASTCD_CHECK(U[f].rows() == rows && U[f].cols() == 3, "frame ", f, ": displacements ", shape_of(U[f]), ", the ",
+                 c.meshes.size(), " skinned meshes have ", rows, " vertices");
   const int ci = gltf_clip_index(c, clip.empty() ? std::string("0") : clip);
-  std::vector<VectorXd> poses = gltf_sample_clip(c, 0, ci, scene.dt);
-  FASTCD_CHECK(U.size() <= poses.size(), U.size(), " frames of displacements, the clip samples ", poses.size());
-  poses.resize(U.size());
   GltfOutputs out;
   out.clip = c.clips[static_cast<std::size_t>(ci)].name;
   out.clip_index = ci;
-  const std::vector<MatrixXd> deltas = gltf_rest_space_deltas(c, 0, poses, U, &out.worst_condition);
+  // Each skinned mesh's rows of U, taken to rest space with its own skin's poses.
+  std::vector<std::vector<MatrixXd>> deltas(c.meshes.size());
+  Index r0 = 0;
+  for (std::size_t k = 0; k < c.meshes.size(); ++k) {
+    const Index n = c.meshes[k].V.rows();
+    std::vector<VectorXd> poses = gltf_sample_clip(c, static_cast<int>(k), ci, scene.dt);
+    FASTCD_CHECK(U.size() <= poses.size(), U.size(), " frames of displacements, the clip samples ", poses.size());
+    poses.resize(U.size());
+    std::vector<MatrixXd> Uk(U.size());
+    for (std::size_t f = 0; f < U.size(); ++f) Uk[f] = U[f].middleRows(r0, n);
+    double worst = 1;
+    deltas[k] = gltf_rest_space_deltas(c, static_cast<int>(k), poses, Uk, &worst);
+    out.worst_condition = std::max(out.worst_condition, worst);
+    r0 += n;
+  }
   const fs::path d(dir);
   out.glb = (d / (scene.name + ".glb")).string();
-  out.report = write_gltf_bake(c, 0, ci, scene.dt, deltas, out.glb, options);
-  const MatrixXd& V = c.meshes[0].V;
-  std::vector<MatrixXd> rest(deltas.size());
-  std::vector<double> times(deltas.size());
-  for (std::size_t f = 0; f < deltas.size(); ++f) {
-    const MatrixXd P = V + deltas[f];
-    rest[f].resize(P.rows(), 3);
-    rest[f].col(0) = P.col(0);
-    rest[f].col(1) = -P.col(2);
-    rest[f].col(2) = P.col(1);
-    times[f] = static_cast<double>(f) * scene.dt;
+  out.report = write_gltf_bake(c, ci, scene.dt, deltas, out.glb, options);
+
+  // One cache per mesh node: Blender makes each node with a mesh an object of its own (its
+  // primitives' vertices one after another).
+  // (A node's primitives are consecutive in its skinned mesh: GltfSkinnedMesh orders them so.)
+  std::vector<std::pair<int, std::vector<std::pair<std::size_t, const GltfPrimitiveSpan*>>>> nodes;
+  std::vector<Index> node_first;
+  Index mesh_first = 0;
+  for (std::size_t k = 0; k < c.meshes.size(); ++k) {
+    for (const GltfPrimitiveSpan& s : c.meshes[k].spans) {
+      auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.first == s.node; });
+      if (it == nodes.end()) {
+        nodes.push_back({s.node, {}});
+        node_first.push_back(mesh_first + s.first_vertex);
+        it = nodes.end() - 1;
+      }
+      it->second.emplace_back(k, &s);
+    }
+    mesh_first += c.meshes[k].V.rows();
   }
-  out.pc2 = (d / "rest_space.pc2").string();
-  out.mdd = (d / "rest_space.mdd").string();
-  write_pc2(out.pc2, rest, 0.0, 1.0);
-  write_mdd(out.mdd, rest, times);
+  // Each mesh's caches in the space Blender's importer gives its vertices: per vertex, the
+  // joints' bind matrices blended by its skin weights.
+  std::vector<std::vector<Eigen::Matrix<double, 3, 4>>> binds(c.meshes.size());
+  for (std::size_t k = 0; k < c.meshes.size(); ++k) binds[k] = gltf_blender_joint_binds(c, c.meshes[k].skin);
+  auto bind_of = [&](std::size_t k, Index v) {
+    Eigen::Matrix<double, 3, 4> M = Eigen::Matrix<double, 3, 4>::Zero();
+    for (Index j = 0; j < c.meshes[k].W.cols(); ++j)
+      if (c.meshes[k].W(v, j) != 0) M += c.meshes[k].W(v, j) * binds[k][static_cast<std::size_t>(j)];
+    return M;
+  };
+  std::vector<std::string> taken;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& [node, spans] = nodes[i];
+    GltfCache cache;
+    cache.node = node;
+    cache.first_vertex = node_first[i];
+    cache.skinned_mesh = static_cast<int>(spans.front().first);
+    cache.node_name = c.nodes[static_cast<std::size_t>(node)].name;
+    std::string stem = "rest_space";
+    if (nodes.size() > 1) {  // rest_space_<node name>, made safe and unique
+      std::string safe;
+      for (char ch : cache.node_name)
+        safe.push_back(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ? ch : '_');
+      if (safe.empty()) safe = "node" + std::to_string(node);
+      stem += "_" + safe;
+      while (std::find(taken.begin(), taken.end(), stem) != taken.end()) stem += "_" + std::to_string(node);
+      taken.push_back(stem);
+    }
+    Index n = 0;
+    for (const auto& [k, s] : spans) n += s->vertices;
+    std::vector<Eigen::Matrix<double, 3, 4>> M;  // per vertex of the node
+    for (const auto& [k, s] : spans)
+      for (Index v = 0; v < s->vertices; ++v) {
+        M.push_back(bind_of(k, s->first_vertex + v));
+        const Eigen::Vector3d p = c.meshes[k].V.row(s->first_vertex + v).transpose();
+        cache.bind_offset = std::max(cache.bind_offset, (M.back() * p.homogeneous() - p).norm());
+      }
+    std::vector<MatrixXd> rest(U.size(), MatrixXd(n, 3));
+    std::vector<double> times(U.size());
+    for (std::size_t f = 0; f < U.size(); ++f) {
+      Index row = 0;
+      for (const auto& [k, s] : spans)
+        for (Index v = 0; v < s->vertices; ++v, ++row) {
+          const Eigen::Vector3d p = M[static_cast<std::size_t>(row)] *
+                                    (c.meshes[k].V.row(s->first_vertex + v) + deltas[k][f].row(s->first_vertex + v))
+                                        .transpose()
+                                        .homogeneous();
+          rest[f].row(row) << p.x(), -p.z(), p.y();
+        }
+      times[f] = static_cast<double>(f) * scene.dt;
+    }
+    cache.vertices = n;
+    cache.pc2 = (d / (stem + ".pc2")).string();
+    cache.mdd = (d / (stem + ".mdd")).string();
+    write_pc2(cache.pc2, rest, 0.0, 1.0);
+    write_mdd(cache.mdd, rest, times);
+    out.caches.push_back(std::move(cache));
+  }
+  out.pc2 = out.caches.front().pc2;
+  out.mdd = out.caches.front().mdd;
   return out;
 }
 

@@ -1,8 +1,11 @@
 #pragma once
-// A glTF 2.0 skinned character as a Scene: the skin welded and filled with tets (Netgen),
-// its weights extended harmonically into the interior, one clip sampled at the simulation
-// rate as LBS bone poses, and the render vertices (every glTF vertex, seams included) as the
-// output surface, each on its welded tet vertex. Positions are simulated in world space
+// A glTF 2.0 skinned character as a Scene: every skin (the mesh nodes it deforms) welded and
+// filled with tets shell by shell (Netgen), its weights extended harmonically into the
+// interior, one clip sampled at the simulation rate as LBS bone poses, and the render vertices
+// (every glTF vertex, seams included) as the output surface, each on its welded tet vertex.
+// Several skins (separate skeletons, or one skeleton bound twice) are separate bodies in one
+// scene: their tets stacked, their joints one after another in the rig, the weights
+// block-diagonal, so they move with the clip but share no tissue. Positions are simulated in world space
 // (glTF Y up; the rig's poses place the bind-space mesh), normalised like every scene, with
 // the material in physical units converted to the normalised frame.
 #include <string>
@@ -38,27 +41,46 @@ bool is_gltf_file(const std::string& path);
 /// (bounding box, weld, tets, weights).
 /// @throws std::runtime_error naming the file and problem: read_gltf's errors, no clip, a skin
 ///         that does not bound a solid (open, non-manifold, self-intersecting: which edges or
-///         triangles), a meshing failure, more than one skinned mesh (not yet supported).
+///         triangles), a meshing failure.
 Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& options = {});
+
+/// One mesh node's rest-space point caches.
+struct GltfCache {
+  int node = -1;          ///< the glTF node (a mesh node of a skin)
+  int skinned_mesh = -1;  ///< ... of GltfCharacter::meshes[skinned_mesh]
+  /// How far (file units) the space of the imported object's vertices (gltf_blender_joint_binds)
+  /// puts them from POSITION at rest: 0 when the cache is plain POSITION + delta.
+  double bind_offset = 0;
+  std::string node_name;   ///< its name in the file (Blender names the imported object so)
+  Index first_vertex = 0;  ///< its first vertex among the render vertices (every skinned mesh's, in file order)
+  Index vertices = 0;      ///< its vertices: its primitives' one after another, as Blender imports them
+  std::string pc2, mdd;    ///< the paths written
+};
 
 /// What write_gltf_outputs wrote.
 struct GltfOutputs {
-  std::string glb, pc2, mdd;   ///< the paths written
-  std::string clip;            ///< the baked clip's name (as read_gltf names it)
-  int clip_index = 0;          ///< ... and its index among the file's animations
-  GltfBakeReport report;       ///< the .glb's encoding
-  double worst_condition = 1;  ///< largest condition number of a blended skinning 3x3
+  std::string glb;                ///< the path written
+  std::vector<GltfCache> caches;  ///< one per skinned mesh node, in file order
+  std::string pc2, mdd;           ///< the first node's caches (the only ones for a single-node character)
+  std::string clip;               ///< the baked clip's name (as read_gltf names it)
+  int clip_index = 0;             ///< ... and its index among the file's animations
+  GltfBakeReport report;          ///< the .glb's encoding
+  double worst_condition = 1;     ///< largest condition number of a blended skinning 3x3
 };
 
 /// The glTF outputs of a simulated glTF scene, into `dir`:
 /// - <name>.glb: the input with the clip resampled and the secondary motion as rest-space morph
 ///   targets (write_gltf_bake);
-/// - rest_space.pc2 and rest_space.mdd: POSITION + delta per frame for every render vertex, in
-///   Blender's Z-up frame ((x, y, z) -> (x, -z, y), as its glTF importer converts), for a Mesh
-///   Cache modifier placed *above* the Armature modifier of the imported character (the rig stays
-///   live; the cache carries only what the simulation adds).
+/// - rest_space.pc2 and rest_space.mdd (rest_space_<node name>.pc2 / .mdd, one pair per mesh
+///   node, when the file has several skinned mesh nodes: Blender imports each as an object):
+///   POSITION + delta per frame for each of the node's vertices, in the space Blender's importer
+///   gives the object's own vertices (gltf_blender_joint_binds; POSITION itself for most files)
+///   and Blender's Z-up frame
+///   ((x, y, z) -> (x, -z, y), as its glTF importer converts), for a Mesh Cache modifier placed
+///   *above* the Armature modifier of the imported object (the rig stays live; the cache
+///   carries only what the simulation adds).
 /// @param U  per frame, #render_V x 3 complementary displacements in file units (simulated minus
-///           rig positions of the render vertices).
+///           rig positions of the render vertices: every skinned mesh's, in file order).
 /// @throws std::invalid_argument for a scene not loaded by load_gltf_scene or mismatched sizes;
 ///         write_gltf_bake's and gltf_rest_space_deltas' errors.
 GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, const std::vector<MatrixXd>& U,
