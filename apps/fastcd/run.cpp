@@ -50,41 +50,81 @@ struct RunSettings {
   std::string glb_encoding, mesher;
   double pca_tolerance = 0;
   int voxel_resolution = 0;
-  bool gltf_option_given() const {
-    return !clip.empty() || list_clips || metres_per_unit > 0 || ym > 0 || pr > -2 || rho > 0 || dt > 0 ||
-           !glb_encoding.empty() || pca_tolerance > 0 || !mesher.empty() || voxel_resolution > 0;
-  }
+  // Plain surfaces (OBJ / OFF / PLY) only.
+  std::string handles, anim, weights;
+  bool gltf_option_given() const { return !clip.empty() || list_clips || !glb_encoding.empty() || pca_tolerance > 0; }
+  bool physical_option_given() const { return metres_per_unit > 0 || ym > 0 || pr > -2 || rho > 0 || dt > 0; }
+  bool surface_option_given() const { return !handles.empty() || !anim.empty() || !weights.empty(); }
 };
 
-/// Loads the run's input: a glTF character or a scene JSON.
+/// Where tets are cached: .fastcd-cache beside the output folder (so a re-bake with other
+/// settings skips the meshing), or nowhere with --no-cache.
+std::string cache_dir(const RunSettings& st) {
+  if (!st.cache) return {};
+  return (fs::absolute(st.out.empty() ? fs::path("runs") / fs::path(st.scene).stem() : fs::path(st.out)).parent_path() /
+          ".fastcd-cache")
+      .string();
+}
+
+/// The command line's physical settings (--scale, --ym, --pr, --rho, --dt) over the defaults of a
+/// glTF character's or a plain surface's options, which share these fields.
+template <class CharacterOptions>
+void physical_settings(const RunSettings& st, CharacterOptions& o) {
+  if (st.metres_per_unit > 0) o.metres_per_unit = st.metres_per_unit;
+  if (st.ym > 0) o.ym = st.ym;
+  if (st.pr > -2) o.pr = st.pr;
+  if (st.rho > 0) o.rho = st.rho;
+  if (st.dt > 0) o.dt = st.dt;
+}
+
+SceneOptions scene_options(const RunSettings& st) {
+  SceneOptions so;
+  so.rig = st.rig;
+  so.material = st.material;
+  so.mesher = st.mesher;
+  so.voxel_resolution = st.voxel_resolution;
+  so.cache_dir = cache_dir(st);
+  return so;
+}
+
+/// Loads the run's input: a glTF character, a plain surface with handles, or a scene JSON.
 Scene load_input(const RunSettings& st) {
-  if (!is_gltf_file(st.scene)) {
-    if (st.gltf_option_given())
+  const bool gltf = is_gltf_file(st.scene), surface = !gltf && is_surface_file(st.scene);
+  if (!gltf && st.gltf_option_given())
+    throw std::invalid_argument("--clip, --list-clips, --glb-encoding and --pca-tolerance are for glTF characters");
+  if (!surface && st.surface_option_given())
+    throw std::invalid_argument("--handles, --anim and --weights are for a plain surface (.obj, .off, .ply)");
+  if (!gltf && !surface) {
+    if (st.physical_option_given())
       throw std::invalid_argument(
-          "--clip, --list-clips, --scale, --ym, --pr, --rho, --dt, --mesher, --glb-encoding and --pca-tolerance are "
-          "for glTF characters; a scene JSON gives its own material and time step");
-    SceneOptions so;
-    so.rig = st.rig;
-    so.material = st.material;
-    return load_scene(st.scene, so);
+          "--scale, --ym, --pr, --rho and --dt are for glTF characters and plain surfaces; a scene JSON gives its "
+          "own material and time step");
+    Scene s = load_scene(st.scene, scene_options(st));
+    for (const std::string& n : s.notes) std::fprintf(stdout, "  %s\n", n.c_str());
+    return s;
+  }
+  if (surface) {
+    if (st.rig != "auto" && st.rig != "lbs")
+      throw std::invalid_argument("--rig " + st.rig + ": a surface with handles is rigged by LBS");
+    SurfaceSceneOptions o;
+    o.handles = st.handles;
+    o.animation = st.anim;
+    o.weights = st.weights;
+    physical_settings(st, o);
+    std::fprintf(stdout, "filling the surface with tets (YM %g Pa, pr %g, rho %g kg/m^3)\n", o.ym, o.pr, o.rho);
+    std::fflush(stdout);
+    Scene s = load_surface_scene(st.scene, o, scene_options(st));
+    for (const std::string& n : s.notes) std::fprintf(stdout, "  %s\n", n.c_str());
+    return s;
   }
   if (st.rig != "auto" && st.rig != "lbs")
     throw std::invalid_argument("--rig " + st.rig + ": a glTF character is rigged by its skin (lbs)");
   GltfSceneOptions go;
   go.clip = st.clip;
-  if (st.metres_per_unit > 0) go.metres_per_unit = st.metres_per_unit;
-  if (st.ym > 0) go.ym = st.ym;
-  if (st.pr > -2) go.pr = st.pr;
-  if (st.rho > 0) go.rho = st.rho;
-  if (st.dt > 0) go.dt = st.dt;
+  physical_settings(st, go);
   if (!st.mesher.empty()) go.tets.mesher = st.mesher;
   if (st.voxel_resolution > 0) go.voxel.resolution = st.voxel_resolution;
-  // Tets are cached beside the output folder, so a re-bake with other settings skips meshing.
-  if (st.cache)
-    go.cache_dir =
-        (fs::absolute(st.out.empty() ? fs::path("runs") / fs::path(st.scene).stem() : fs::path(st.out)).parent_path() /
-         ".fastcd-cache")
-            .string();
+  go.cache_dir = cache_dir(st);
   std::fprintf(stdout, "meshing the skin and sampling the clip (glTF, YM %g Pa, pr %g, rho %g kg/m^3)\n", go.ym, go.pr,
                go.rho);
   std::fflush(stdout);
@@ -294,6 +334,57 @@ const char* kind_name(HandleKind k) {
   return k == HandleKind::Bones ? "bones" : k == HandleKind::Cage ? "cage vertices" : "point handles";
 }
 
+/// A glTF scene's own outputs beside its bake in `dir`: <name>.glb and the rest-space caches of
+/// every mesh node. Returns run.json's "gltf".
+nlohmann::json bake_gltf(const Scene& scene, const RunSettings& st, const std::vector<MatrixXd>& U, const fs::path& dir,
+                         std::vector<std::string>& warnings, const std::string& prefix) {
+  GltfBakeOptions go;
+  if (!st.glb_encoding.empty()) go.encoding = st.glb_encoding;
+  if (st.pca_tolerance > 0) go.pca_tolerance = st.pca_tolerance;
+  const GltfOutputs g = write_gltf_outputs(scene, st.clip, U, dir.string(), go);
+  const GltfBakeReport& r = g.report;
+  std::string caches;
+  for (const GltfCache& k : g.caches)
+    caches += (caches.empty() ? "" : ", ") + fs::path(k.pc2).stem().string() + ".pc2 / .mdd";
+  std::fprintf(stdout,
+               "%s.glb: %d frames as %d morph targets (%s), %.2f MB, encoding error %.1e of the size; "
+               "%s: Mesh Cache above the Armature modifier in Blender\n",
+               scene.name.c_str(), r.frames, r.targets, r.encoding.c_str(), static_cast<double>(r.bytes) / 1e6,
+               r.max_error_relative, caches.c_str());
+  if (r.encoding == "pca" && r.max_error_relative > go.pca_tolerance)
+    warn(warnings, prefix + "the PCA encoding reaches " + std::to_string(r.max_error_relative) + " of the size with " +
+                       std::to_string(r.targets) + " targets, above --pca-tolerance " +
+                       std::to_string(go.pca_tolerance) + ": use --glb-encoding frames for an exact bake");
+  nlohmann::json gltf_info = {{"glb", fs::path(g.glb).filename().string()},
+                              {"clip", g.clip},
+                              {"clip_index", g.clip_index},
+                              {"encoding", r.encoding},
+                              {"frames", r.frames},
+                              {"targets", r.targets},
+                              {"bytes", r.bytes},
+                              {"encoding_error_relative", r.max_error_relative},
+                              {"worst_blend_condition", g.worst_condition},
+                              {"rest_space_pc2", fs::path(g.pc2).filename().string()},
+                              {"rest_space_mdd", fs::path(g.mdd).filename().string()},
+                              {"ym_pa", scene.ym * scene.metres_per_normalised_unit * scene.metres_per_normalised_unit},
+                              {"metres_per_normalised_unit", scene.metres_per_normalised_unit},
+                              {"gravity_m_per_s2", st.gravity}};
+  nlohmann::json caches_json = nlohmann::json::array();
+  for (const GltfCache& k : g.caches)
+    caches_json.push_back({{"node", k.node},
+                           {"name", k.node_name},
+                           {"bind_offset", k.bind_offset},
+                           {"first_vertex", k.first_vertex},
+                           {"targets", r.mesh_targets[static_cast<std::size_t>(k.skinned_mesh)]},
+                           {"vertices", k.vertices},
+                           {"pc2", fs::path(k.pc2).filename().string()},
+                           {"mdd", fs::path(k.mdd).filename().string()}});
+  gltf_info["caches"] = caches_json;
+  gltf_info["render_vertices"] = scene.render_V.rows();
+  gltf_info["mesh_targets"] = r.mesh_targets;
+  return gltf_info;
+}
+
 int run_scene(const RunSettings& st) {
   const auto t_all = Clock::now();
   PhaseClock clock;
@@ -327,11 +418,9 @@ int run_scene(const RunSettings& st) {
   run.modes = st.modes;
   run.clusters = st.clusters;
   run.leak = st.leak;
-  run.gravity = st.gravity;
-  if (scene.metres_per_normalised_unit > 0) {  // physical units: m / s^2 -> normalised units / s^2
-    run.gravity = st.gravity / scene.metres_per_normalised_unit;
-    if (st.gravity != 0) std::fprintf(stdout, "gravity %g m/s^2 along the file's -Y\n", st.gravity);
-  }
+  run.gravity = st.gravity;  // m/s^2 when the scene is in physical units (scene_simulation_options converts)
+  if (scene.metres_per_normalised_unit > 0 && st.gravity != 0)
+    std::fprintf(stdout, "gravity %g m/s^2 along the file's -Y\n", st.gravity);
   run.dynamics = st.dynamics;
   const SimulationOptions so_sim = scene_simulation_options(scene, run);
   const CDOptions& o = so_sim.cd;
@@ -399,50 +488,7 @@ int run_scene(const RunSettings& st) {
   if (scene.layout == "gltf" && frames > 0) {
     clock.next("glTF: <name>.glb, rest_space.pc2 / .mdd");
     set_phase("writing the glTF outputs");
-    GltfBakeOptions go;
-    if (!st.glb_encoding.empty()) go.encoding = st.glb_encoding;
-    if (st.pca_tolerance > 0) go.pca_tolerance = st.pca_tolerance;
-    const GltfOutputs g = write_gltf_outputs(scene, st.clip, bake.displacements, stage.string(), go);
-    const GltfBakeReport& r = g.report;
-    std::string caches;
-    for (const GltfCache& k : g.caches)
-      caches += (caches.empty() ? "" : ", ") + fs::path(k.pc2).stem().string() + ".pc2 / .mdd";
-    std::fprintf(stdout,
-                 "%s.glb: %d frames as %d morph targets (%s), %.2f MB, encoding error %.1e of the size; "
-                 "%s: Mesh Cache above the Armature modifier in Blender\n",
-                 scene.name.c_str(), r.frames, r.targets, r.encoding.c_str(), static_cast<double>(r.bytes) / 1e6,
-                 r.max_error_relative, caches.c_str());
-    if (r.encoding == "pca" && r.max_error_relative > go.pca_tolerance)
-      warn(warnings, "the PCA encoding reaches " + std::to_string(r.max_error_relative) + " of the size with " +
-                         std::to_string(r.targets) + " targets, above --pca-tolerance " +
-                         std::to_string(go.pca_tolerance) + ": use --glb-encoding frames for an exact bake");
-    gltf_info = {{"glb", fs::path(g.glb).filename().string()},
-                 {"clip", g.clip},
-                 {"clip_index", g.clip_index},
-                 {"encoding", r.encoding},
-                 {"frames", r.frames},
-                 {"targets", r.targets},
-                 {"bytes", r.bytes},
-                 {"encoding_error_relative", r.max_error_relative},
-                 {"worst_blend_condition", g.worst_condition},
-                 {"rest_space_pc2", fs::path(g.pc2).filename().string()},
-                 {"rest_space_mdd", fs::path(g.mdd).filename().string()},
-                 {"ym_pa", scene.ym * scene.metres_per_normalised_unit * scene.metres_per_normalised_unit},
-                 {"metres_per_normalised_unit", scene.metres_per_normalised_unit},
-                 {"gravity_m_per_s2", st.gravity}};
-    nlohmann::json caches_json = nlohmann::json::array();
-    for (const GltfCache& k : g.caches)
-      caches_json.push_back({{"node", k.node},
-                             {"name", k.node_name},
-                             {"bind_offset", k.bind_offset},
-                             {"first_vertex", k.first_vertex},
-                             {"targets", r.mesh_targets[static_cast<std::size_t>(k.skinned_mesh)]},
-                             {"vertices", k.vertices},
-                             {"pc2", fs::path(k.pc2).filename().string()},
-                             {"mdd", fs::path(k.mdd).filename().string()}});
-    gltf_info["caches"] = caches_json;
-    gltf_info["render_vertices"] = scene.render_V.rows();
-    gltf_info["mesh_targets"] = r.mesh_targets;
+    gltf_info = bake_gltf(scene, st, bake.displacements, stage, warnings, "");
   }
   std::vector<MatrixXd>& rig_frames = bake.rig_frames;
   std::vector<MatrixXd>& cd_frames = bake.cd_frames;
@@ -527,12 +573,13 @@ int run_characters(const RunSettings& st) {
   const StageLines stage_lines;
   clock.next("loading (scenes, weights, poses, embedding)");
   set_phase("loading the scene");
-  SceneOptions so;
-  so.rig = st.rig;
-  so.material = st.material;
+  if (st.gltf_option_given() || st.physical_option_given() || st.surface_option_given())
+    throw std::invalid_argument(
+        "a characters file takes its settings from each character's scene: --clip, --scale, --ym, --pr, --rho, "
+        "--dt, --handles, --anim, --weights, --glb-encoding and --pca-tolerance do not apply");
   std::fprintf(stdout, "loading %s\n", st.scene.c_str());
   std::fflush(stdout);
-  std::vector<CharacterSpec> chars = load_characters(st.scene, so);
+  std::vector<CharacterSpec> chars = load_characters(st.scene, scene_options(st));
   check_interrupt("loading the scene");
   clock.next("setup (output folder, options)");
   std::vector<std::string> warnings, inputs = {fs::absolute(st.scene).lexically_normal().string()};
@@ -626,6 +673,19 @@ int run_characters(const RunSettings& st) {
   clock.next("writing rest.obj, animation.pc2");
   set_phase("writing the outputs");
   for (std::size_t k = 0; k < chars.size(); ++k) bakes[k]->finish(opts[k].dynamics);
+  std::vector<nlohmann::json> gltf_infos(chars.size());
+  for (std::size_t k = 0; k < chars.size(); ++k)
+    if (chars[k].scene.layout == "gltf" && !bakes[k]->displacements.empty()) {
+      if (chars[k].frame_offset != 0) {  // the .glb's clip starts at its first key
+        warn(warnings, chars[k].name + ": frame_offset " + std::to_string(chars[k].frame_offset) +
+                           ": no <name>.glb or rest-space caches (their clip starts at its first frame)");
+        continue;
+      }
+      clock.next("glTF: <name>.glb, rest-space caches");
+      set_phase("writing the glTF outputs");
+      gltf_infos[k] =
+          bake_gltf(chars[k].scene, st, bakes[k]->displacements, stage / chars[k].name, warnings, chars[k].name + ": ");
+    }
 
   nlohmann::json preview_info;
   if (st.video) {
@@ -697,6 +757,7 @@ int run_characters(const RunSettings& st) {
         {"complementary_kinetic_energy", {{"max", stats.max_kinetic_energy}, {"mean", stats.mean_kinetic_energy()}}},
         {"complementary_motion_max_relative", bakes[k]->uc_rel},
         {"inverted_elements", bakes[k]->inverted_json()}};
+    if (!gltf_infos[k].empty()) c["gltf"] = gltf_infos[k];
     list.push_back(c);
   }
   report["scene"] = st.scene;
@@ -731,7 +792,9 @@ void register_run(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run",
                                      "Simulate a scene (Complementary Dynamics release JSON) and bake it: "
                                      "OBJ sequence, PC2 + rest OBJ, preview.mp4, run.json");
-  cmd->add_option("scene", st->scene, "scene JSON file, or a skinned, animated glTF 2.0 character (.glb / .gltf)")
+  cmd->add_option("scene", st->scene,
+                  "scene JSON file, a skinned, animated glTF 2.0 character (.glb / .gltf), or a closed surface "
+                  "(.obj / .off / .ply) with --handles and --anim")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--out", st->out, "output folder (default runs/<scene>)");
@@ -766,23 +829,33 @@ void register_run(CLI::App& app) {
                   "scene JSON");
   cmd->add_option("--clip", st->clip, "glTF: the animation clip, by name or index (default: the first)");
   cmd->add_flag("--list-clips", st->list_clips, "glTF: list the clips and exit");
-  cmd->add_option("--scale", st->metres_per_unit, "glTF: metres per file unit (default 1, as glTF specifies)")
+  cmd->add_option("--scale", st->metres_per_unit, "glTF / surface: metres per file unit (default 1, as glTF specifies)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--ym", st->ym, "glTF: Young's modulus, Pa (default 2e4)")->check(CLI::PositiveNumber);
-  cmd->add_option("--pr", st->pr, "glTF: Poisson's ratio (default 0.45)")->check(CLI::Range(-0.999, 0.499));
-  cmd->add_option("--rho", st->rho, "glTF: density, kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
-  cmd->add_option("--dt", st->dt, "glTF: time step, s (default 1/60; the clip is sampled at it)")
+  cmd->add_option("--ym", st->ym, "glTF / surface: Young's modulus, Pa (default 2e4)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pr", st->pr, "glTF / surface: Poisson's ratio (default 0.45)")->check(CLI::Range(-0.999, 0.499));
+  cmd->add_option("--rho", st->rho, "glTF / surface: density, kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
+  cmd->add_option("--dt", st->dt, "glTF / surface: time step, s (default 1/60; the clip is sampled at it)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--handles", st->handles, "surface: the handles, a TGF of point handles or bones (file units)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--anim", st->anim,
+                  "surface: the handles' animation (the Complementary Dynamics release's 3D bone or point-handle "
+                  "format)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--weights", st->weights,
+                  "surface: LBS weights, a DMAT with one row per surface vertex (default: automatic biharmonic)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--mesher", st->mesher,
-                  "glTF: fills the skin with tets: netgen (default, in process), tetgen (the TetGen program, "
+                  "glTF / surface (also a scene's surface mesh): fills the skin with tets: netgen (default, in "
+                  "process), tetgen (the TetGen program, "
                   "-pYq1.414) or voxel (a grid embedding the skin: works for open or self-intersecting skins)")
       ->check(CLI::IsMember({"netgen", "tetgen", "voxel"}));
   cmd->add_option("--voxel-resolution", st->voxel_resolution,
-                  "glTF, --mesher voxel: cells along the longest side (default 24)")
+                  "--mesher voxel: cells along the longest side (default 24)")
       ->check(CLI::Range(2, 256));
   cmd->add_flag("!--no-cache", st->cache,
-                "glTF: mesh the skin again instead of reusing the tets cached in .fastcd-cache/ beside the output "
-                "folder");
+                "mesh the skin or surface again instead of reusing the tets cached in .fastcd-cache/ beside the "
+                "output folder");
   cmd->add_option("--glb-encoding", st->glb_encoding,
                   "glTF: the secondary motion in <name>.glb: frames (one morph target per frame, exact; default) or "
                   "pca (a few targets, weights in [0, 1]; smaller)")
@@ -799,7 +872,8 @@ void register_run(CLI::App& app) {
       list_clips(*st);
       return;
     }
-    (!is_gltf_file(st->scene) && is_characters_file(st->scene)) ? run_characters(*st) : run_scene(*st);
+    (!is_gltf_file(st->scene) && !is_surface_file(st->scene) && is_characters_file(st->scene)) ? run_characters(*st)
+                                                                                               : run_scene(*st);
   });
 }
 

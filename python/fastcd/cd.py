@@ -29,7 +29,7 @@ from . import _fastcd
 from .geometry import kron_identity, lbs_jacobian, massmatrix
 
 __all__ = ["rig_rest", "handle", "momentum_leak_field", "FullCD", "ReducedCD", "Simulation", "load_scene",
-           "read_scene"]
+           "read_scene", "read_character", "read_surface_scene", "write_gltf_outputs"]
 
 
 def rig_rest(J, Mv, X):
@@ -271,10 +271,42 @@ def Simulation(X, T, rig=None, J=None, p0=None, solver="full", dt=1e-2, ym=1e5, 
 
 
 def read_scene(path, rig="auto", material=""):
-    """Loads a Complementary Dynamics release scene (JSON; docs/scene-format.md) as a
-    ``fastcd.Scene``: X, T, poses (one rig pose per frame), rig, dt, ym, pr, rho, ...
+    """Loads a scene as a ``fastcd.Scene``: X, T, poses (one rig pose per frame), rig, dt, ym, pr,
+    rho, ... -- a Complementary Dynamics release scene or a scene naming a closed surface or a
+    glTF character (JSON; docs/scene-format.md), or a .glb / .gltf character with the defaults.
     A scene asking for another material than ARAP is refused unless ``material="arap"``."""
     return _fastcd.read_scene(str(path), rig=str(rig), material=str(material))
+
+
+def read_character(path, clip="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0, mesher="netgen",
+                   voxel_resolution=24, cache_dir=""):
+    """A skinned, animated glTF 2.0 character as ``fastcd run CHARACTER.glb`` reads it: every skin
+    filled with tets (``mesher`` netgen, tetgen or voxel), one clip (name or index) sampled at
+    ``dt``; ``ym`` (Pa), ``rho`` (kg/m^3) physical, ``scale`` metres per file unit."""
+    return _fastcd.read_character(str(path), clip=str(clip), scale=float(scale), ym=float(ym), pr=float(pr),
+                                  rho=float(rho), dt=float(dt), mesher=str(mesher),
+                                  voxel_resolution=int(voxel_resolution), cache_dir=str(cache_dir))
+
+
+def read_surface_scene(path, handles, anim, weights="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0,
+                       mesher="netgen", cache_dir=""):
+    """A closed surface (.obj / .off / .ply) driven by handles (a TGF) and their animation (the
+    Complementary Dynamics release's 3D format), as ``fastcd run SURFACE --handles --anim``;
+    ``weights`` an optional DMAT with one row per surface vertex."""
+    return _fastcd.read_surface_scene(str(path), str(handles), str(anim), weights=str(weights), scale=float(scale),
+                                      ym=float(ym), pr=float(pr), rho=float(rho), dt=float(dt), mesher=str(mesher),
+                                      cache_dir=str(cache_dir))
+
+
+def write_gltf_outputs(scene, U, out_dir, clip="", encoding="frames", pca_tolerance=1e-4):
+    """Bakes a glTF scene's secondary motion: ``U`` per frame the (render vertices, 3) complementary
+    displacements in file units (``scene.to_file_units`` of the simulated minus the rig-only
+    positions). Writes ``<name>.glb`` (rest-space morph targets) and a rest-space PC2 / MDD per mesh
+    node into ``out_dir``; returns their paths and the encoding's report as a dict."""
+    import numpy as np
+    frames = [np.ascontiguousarray(u, dtype=np.float64) for u in U]
+    return _fastcd.write_gltf_outputs(scene, frames, str(out_dir), clip=str(clip), encoding=str(encoding),
+                                      pca_tolerance=float(pca_tolerance))
 
 
 def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, clusters=100, leak="auto",

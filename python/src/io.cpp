@@ -10,6 +10,7 @@
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/io/ply_io.hpp"
 #include "fastcd/io/rig_io.hpp"
+#include "fastcd/scene/gltf_scene.hpp"
 #include "fastcd/scene/scene.hpp"
 #include "fastcd/scene/scene_simulation.hpp"
 
@@ -21,6 +22,16 @@ namespace fastcd::python {
 namespace {
 using MatRef = Eigen::Ref<const MatrixXd>;
 using IdxRef = Eigen::Ref<const MatrixXi>;
+
+/// The physical settings a glTF character's and a plain surface's options share.
+template <class CharacterOptions>
+void set_physical(CharacterOptions& o, double metres_per_unit, double ym, double pr, double rho, double dt) {
+  o.metres_per_unit = metres_per_unit;
+  o.ym = ym;
+  o.pr = pr;
+  o.rho = rho;
+  o.dt = dt;
+}
 
 std::string kind_name(HandleKind k) {
   return k == HandleKind::Bones ? "bones" : k == HandleKind::Points ? "points" : "cage";
@@ -161,6 +172,8 @@ void bind_io(py::module_& m) {
       .def_readonly("fixed", &Scene::fixed)
       .def_readonly("frames_declared", &Scene::frames_declared)
       .def_readonly("input_files", &Scene::input_files)
+      .def_readonly("notes", &Scene::notes)
+      .def_readonly("metres_per_normalised_unit", &Scene::metres_per_normalised_unit)
       .def_property_readonly("output_faces", [](const Scene& s) { return output_surface(s).F; })
       .def(
           "to_file_units", [](const Scene& s, const MatRef& X) { return to_file_units(s, output_surface(s), X); },
@@ -182,6 +195,66 @@ void bind_io(py::module_& m) {
       "path"_a, "rig"_a = "auto", "harmonic_resolution"_a = 128, "material"_a = "",
       "Loads a scene JSON (see docs/scene-format.md); material='arap' runs a scene asking for another material "
       "as ARAP.");
+  m.def(
+      "read_character",
+      [](const std::string& path, const std::string& clip, double scale, double ym, double pr, double rho, double dt,
+         const std::string& mesher, int voxel_resolution, const std::string& cache_dir) {
+        GltfSceneOptions o;
+        o.clip = clip;
+        set_physical(o, scale, ym, pr, rho, dt);
+        o.tets.mesher = mesher;
+        o.voxel.resolution = voxel_resolution;
+        o.cache_dir = cache_dir;
+        py::gil_scoped_release release;
+        return std::make_shared<Scene>(load_gltf_scene(path, o));
+      },
+      "path"_a, "clip"_a = "", "scale"_a = 1.0, "ym"_a = 2e4, "pr"_a = 0.45, "rho"_a = 1000.0, "dt"_a = 1.0 / 60.0,
+      "mesher"_a = "netgen", "voxel_resolution"_a = 24, "cache_dir"_a = "",
+      "Loads a skinned, animated glTF 2.0 character (.glb / .gltf) as fastcd run does: every skin a body of tets, "
+      "one clip sampled at dt; material in physical units (Pa, kg/m^3), scale = metres per file unit.");
+  m.def(
+      "read_surface_scene",
+      [](const std::string& path, const std::string& handles, const std::string& anim, const std::string& weights,
+         double scale, double ym, double pr, double rho, double dt, const std::string& mesher,
+         const std::string& cache_dir) {
+        SurfaceSceneOptions o;
+        o.handles = handles;
+        o.animation = anim;
+        o.weights = weights;
+        set_physical(o, scale, ym, pr, rho, dt);
+        SceneOptions so;
+        so.mesher = mesher;
+        so.cache_dir = cache_dir;
+        py::gil_scoped_release release;
+        return std::make_shared<Scene>(load_surface_scene(path, o, so));
+      },
+      "path"_a, "handles"_a, "anim"_a, "weights"_a = "", "scale"_a = 1.0, "ym"_a = 2e4, "pr"_a = 0.45, "rho"_a = 1000.0,
+      "dt"_a = 1.0 / 60.0, "mesher"_a = "netgen", "cache_dir"_a = "",
+      "Loads a closed surface (.obj / .off / .ply) with a TGF of handles and their animation, filled with tets, "
+      "material in physical units (as fastcd run SURFACE --handles --anim).");
+  m.def(
+      "write_gltf_outputs",
+      [](const std::shared_ptr<Scene>& scene, const std::vector<MatrixXd>& U, const std::string& dir,
+         const std::string& clip, const std::string& encoding, double pca_tolerance) {
+        GltfBakeOptions o;
+        o.encoding = encoding;
+        o.pca_tolerance = pca_tolerance;
+        GltfOutputs g;
+        {
+          py::gil_scoped_release release;
+          g = write_gltf_outputs(*scene, clip, U, dir, o);
+        }
+        py::list caches;
+        for (const GltfCache& c : g.caches)
+          caches.append(py::dict("node"_a = c.node, "name"_a = c.node_name, "first_vertex"_a = c.first_vertex,
+                                 "vertices"_a = c.vertices, "pc2"_a = c.pc2, "mdd"_a = c.mdd));
+        return py::dict("glb"_a = g.glb, "caches"_a = caches, "clip"_a = g.clip, "targets"_a = g.report.targets,
+                        "encoding_error_relative"_a = g.report.max_error_relative, "bytes"_a = g.report.bytes);
+      },
+      "scene"_a, "U"_a, "dir"_a, "clip"_a = "", "encoding"_a = "frames", "pca_tolerance"_a = 1e-4,
+      "Bakes a glTF scene's complementary displacements U (per frame, (render vertices, 3), file units: the baked "
+      "surface minus its rig-only positions) into dir: <name>.glb with rest-space morph targets and a rest-space "
+      "PC2 / MDD per mesh node.");
   m.def(
       "simulation_from_scene",
       [](const std::shared_ptr<Scene>& scene, const std::string& solver, int iterations, int modes, int clusters,

@@ -2,7 +2,10 @@
 run.json's glTF section, 0 validator errors on <name>.glb, the morph targets of the .glb against
 the rest-space PC2 and MDD (same positions, Blender's Z-up frame), and the caches' exact sizes.
 
-  check_gltf_outputs.py OUT_DIR VALIDATOR_DIR [expected encoding [expected mesh nodes]]"""
+  check_gltf_outputs.py OUT_DIR VALIDATOR_DIR [expected encoding [expected mesh nodes [CHARACTER]]]
+
+With CHARACTER, OUT_DIR is the bake of a characters file and the character of that name (its
+folder, its entry of run.json's "characters") is checked."""
 import json
 import struct
 import subprocess
@@ -43,6 +46,10 @@ def main():
     want_encoding = sys.argv[3] if len(sys.argv) > 3 else "frames"
     want_nodes = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     run = json.loads((out / "run.json").read_text())
+    if len(sys.argv) > 5:  # one character of a characters file
+        entry = next(c for c in run["characters"] if c["name"] == sys.argv[5])
+        out = out / entry["folder"]
+        run = dict(entry, frames=run["frames"])
     g = run["gltf"]
     frames = run["frames"]
     assert g["encoding"] == want_encoding, g

@@ -18,6 +18,7 @@
 #include "fastcd/scene/gltf_scene.hpp"
 #include "fastcd/scene/scene_simulation.hpp"
 #include "io/gltf_builder.hpp"
+#include "scene/scene_test_util.hpp"
 #include "test_util.hpp"
 
 namespace fastcd {
@@ -112,19 +113,6 @@ struct Glb {
 
 class GltfScene : public test::TempDir {};
 
-// Every frame of the scene with the fast solver (4 modes, 4 clusters): the constraint holds and
-// nothing blows up.
-void expect_simulates(const Scene& s) {
-  SceneRunSettings run;
-  run.solver = SolverKind::Fast;
-  run.modes = 4;
-  run.clusters = 4;
-  Simulation sim = make_simulation(s, scene_simulation_options(s, run));
-  for (const VectorXd& p : s.poses) sim.advance(p);
-  EXPECT_LT(sim.stats().max_residual, 1e-10);
-  EXPECT_TRUE(sim.positions().allFinite());
-}
-
 TEST_F(GltfScene, RiggedSimpleHasSkinWeightsAndTheFilesPosesInTheNormalisedFrame) {
   const std::string path = kKhronos + "RiggedSimple.glb";
   const Scene s = load_gltf_scene(path);
@@ -181,7 +169,7 @@ TEST_F(GltfScene, RefusesOpenSkinsAndBadSettingsNamingTheFile) {
 TEST_F(GltfScene, BoxLoadsWithoutWarningsAndSimulatesWithTheConstraintHeld) {
   const Scene s = load_gltf_scene(put("box.glb", test::two_joint_box().glb()));
   EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
-  expect_simulates(s);
+  test::expect_fast_simulation_holds(s, 4);
 }
 
 // Skins POSITION + morphs of the written file at every key with the written (resampled) clip,
@@ -380,7 +368,7 @@ TEST_F(GltfScene, SeveralSkinsAreBodiesOfOneSceneAndEveryMeshNodeIsBaked) {
     EXPECT_LT((x.bottomRows(16) - skinned(c.meshes[1], c.meshes[1].V, p1[k])).cwiseAbs().maxCoeff(), 1e-9) << k;
   }
   EXPECT_GT((skinned(c.meshes[1], c.meshes[1].V, p1.back()) - c.meshes[1].V).cwiseAbs().maxCoeff(), 0.4);
-  expect_simulates(s);
+  test::expect_fast_simulation_holds(s, 4);
 
   // The bake: targets on both meshes, one cache per mesh node at its rows.
   const auto n = std::min<std::size_t>(s.poses.size(), 8);
@@ -433,7 +421,7 @@ TEST_F(GltfScene, VoxelMesherTakesAnOpenSkin) {
   const OutputSurface surf = output_surface(s);
   EXPECT_LT((to_file_units(s, surf, s.X) - c.meshes[0].V).cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_EQ(s.render_max_distance, 0.0);
-  expect_simulates(s);
+  test::expect_fast_simulation_holds(s, 4);
 }
 
 }  // namespace

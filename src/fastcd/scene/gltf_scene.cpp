@@ -322,6 +322,7 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
     }
   }
   s.frames_declared = static_cast<Index>(s.poses.size());
+  s.clip = std::to_string(clip);
   s.notes.push_back("clip '" + c.clips[static_cast<std::size_t>(clip)].name + "' (" +
                     fmt(c.clips[static_cast<std::size_t>(clip)].duration, "%.3g") +
                     " s): " + std::to_string(s.poses.size()) + " frames at dt " + fmt(o.dt, "%.4g") + " s");
@@ -349,16 +350,17 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
 
 GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, const std::vector<MatrixXd>& U,
                                const std::string& dir, const GltfBakeOptions& options) {
-  FASTCD_CHECK(scene.layout == "gltf" && !scene.input_files.empty(),
+  const auto file = std::find_if(scene.input_files.begin(), scene.input_files.end(), is_gltf_file);
+  FASTCD_CHECK(scene.layout == "gltf" && file != scene.input_files.end(),
                "the scene was not loaded from a glTF file (layout '", scene.layout, "')");
   FASTCD_CHECK(!U.empty(), "no frames to write");
-  const GltfCharacter c = read_gltf(scene.input_files[0]);
+  const GltfCharacter c = read_gltf(*file);
   Index rows = 0;
   for (const GltfSkinnedMesh& m : c.meshes) rows += m.V.rows();
   for (std::size_t f = 0; f < U.size(); ++f)
     FASTCD_CHECK(U[f].rows() == rows && U[f].cols() == 3, "frame ", f, ": displacements ", shape_of(U[f]), ", the ",
                  c.meshes.size(), " skinned meshes have ", rows, " vertices");
-  const int ci = gltf_clip_index(c, clip.empty() ? std::string("0") : clip);
+  const int ci = gltf_clip_index(c, !clip.empty() ? clip : !scene.clip.empty() ? scene.clip : std::string("0"));
   GltfOutputs out;
   out.clip = c.clips[static_cast<std::size_t>(ci)].name;
   out.clip_index = ci;
@@ -367,8 +369,11 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
   Index r0 = 0;
   for (std::size_t k = 0; k < c.meshes.size(); ++k) {
     const Index n = c.meshes[k].V.rows();
+    // Past the clip's end the rig holds its last pose (the glTF sampler clamps), as a run of
+    // several characters does when one clip is shorter than the run.
     std::vector<VectorXd> poses = gltf_sample_clip(c, static_cast<int>(k), ci, scene.dt);
-    FASTCD_CHECK(U.size() <= poses.size(), U.size(), " frames of displacements, the clip samples ", poses.size());
+    for (std::size_t f = poses.size(); f < U.size(); ++f)
+      poses.push_back(gltf_pose(c, static_cast<int>(k), ci, static_cast<double>(f) * scene.dt));
     poses.resize(U.size());
     std::vector<MatrixXd> Uk(U.size());
     for (std::size_t f = 0; f < U.size(); ++f) Uk[f] = U[f].middleRows(r0, n);

@@ -68,7 +68,8 @@ struct GltfOutputs {
   double worst_condition = 1;     ///< largest condition number of a blended skinning 3x3
 };
 
-/// The glTF outputs of a simulated glTF scene, into `dir`:
+/// The glTF outputs of a simulated glTF scene, into `dir`, for clip `clip` ("": the scene's own,
+/// Scene::clip):
 /// - <name>.glb: the input with the clip resampled and the secondary motion as rest-space morph
 ///   targets (write_gltf_bake);
 /// - rest_space.pc2 and rest_space.mdd (rest_space_<node name>.pc2 / .mdd, one pair per mesh

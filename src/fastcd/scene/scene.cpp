@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fastcd/cd/skeleton.hpp"
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
@@ -15,12 +16,17 @@
 #include "fastcd/geometry/biharmonic_weights.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
+#include "fastcd/geometry/harmonic_weights.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/anim_io.hpp"
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/rig_io.hpp"
+#include "fastcd/meshing/shells.hpp"
+#include "fastcd/meshing/surface.hpp"
+#include "fastcd/meshing/voxel.hpp"
+#include "fastcd/scene/gltf_scene.hpp"
 
 namespace fastcd {
 
@@ -60,7 +66,12 @@ const std::vector<std::string> kKeys = {"mesh_file",
                                         "render_mesh_file",
                                         "scale",
                                         "image_file",
-                                        "rendering"};
+                                        "rendering",
+                                        "character_file",
+                                        "clip",
+                                        "metres_per_unit",
+                                        "mesher",
+                                        "voxel_resolution"};
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -105,7 +116,10 @@ std::string nearest_key(const std::string& key) {
                                                                              {"material", "model"},
                                                                              {"dynamics", "with_dynamics"},
                                                                              {"fixed", "fixed_region_file"},
-                                                                             {"render_mesh", "render_mesh_file"}};
+                                                                             {"render_mesh", "render_mesh_file"},
+                                                                             {"character", "character_file"},
+                                                                             {"gltf", "character_file"},
+                                                                             {"units", "metres_per_unit"}};
   const std::string k = lower(key);
   for (const auto& [word, valid] : kSynonyms)
     if (k == word || (k.size() > 3 && k.rfind(word, 0) == 0 && word.size() > 3)) return valid;
@@ -202,10 +216,135 @@ void check_elements(const Scene& s, const std::string& mesh_file, const std::str
   }
 }
 
-void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& path) {
-  const std::string ext = fs::path(mesh_file).extension().string();
-  if (ext != ".obj" && ext != ".mesh" && ext != ".msh" && ext != ".node")
-    fail(path, "unsupported mesh format '" + ext + "' (use .obj (2D), .mesh, .msh or .node)");
+/// A closed triangle surface given as the scene's mesh (a 3D OBJ, OFF or PLY), filled with tets:
+/// the scene's vertex-indexed files (weights, handle vertices, fixed region) count the
+/// surface's own vertices, which this maps onto the tets.
+struct SurfaceSource {
+  bool active = false;
+  std::string file;
+  MatrixXd V;  ///< the file's vertices (file units)
+  MatrixXi F;  ///< its triangles
+  bool voxel = false;
+  VectorXi weld;     ///< Netgen / TetGen: tet vertex of each surface vertex
+  SparseMatrix E;    ///< voxel: the surface vertices in the tets (barycentric rows)
+  VectorXi element;  ///< voxel: their tets
+  double max_distance = 0;
+
+  /// The tet vertex standing for surface vertex v (voxel: its heaviest corner).
+  Index tet_vertex(Index v) const {
+    if (!voxel) return weld[v];
+    Index best = -1;
+    double w = -1e300;
+    for (SparseMatrix::InnerIterator it(E, v); it; ++it)
+      if (it.value() > w) w = it.value(), best = it.col();
+    return best;
+  }
+};
+
+std::string lower_extension(const std::string& file) {
+  std::string e = fs::path(file).extension().string();
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+/// Fills a surface mesh with tets (Netgen, TetGen or the voxel grid, as the scene or the
+/// options say), cached in options.cache_dir when given.
+SurfaceSource fill_surface(Scene& s, SurfaceMesh m, const std::string& mesh_file, const std::string& path,
+                           const nlohmann::json& j, const SceneOptions& opt) {
+  SurfaceSource src;
+  src.active = true;
+  src.file = mesh_file;
+  src.V = m.V;
+  src.F = m.F;
+  std::string mesher = "netgen";
+  if (j.contains("mesher")) {
+    if (!j["mesher"].is_string()) fail(path, "\"mesher\" must be a string (netgen, tetgen or voxel)");
+    mesher = j["mesher"].get<std::string>();
+  }
+  if (!opt.mesher.empty()) mesher = opt.mesher;
+  if (mesher != "netgen" && mesher != "tetgen" && mesher != "voxel")
+    fail(path, "unknown mesher '" + mesher + "' (use netgen, tetgen or voxel)");
+  const double res = number(j, "voxel_resolution", opt.voxel_resolution > 0 ? opt.voxel_resolution : 24, path);
+  if (!(res >= 2 && res <= 256) || res != std::floor(res))
+    fail(path, "voxel_resolution must be a whole number in [2, 256], got " + fmt(res));
+  const std::string name = fs::path(mesh_file).filename().string();
+  detail::report_progress("loading", "filling the surface with tets", 0, 4);
+  const WeldedSurface w = weld_surface(m.V, m.F);
+  if (mesher == "voxel") {
+    VoxelOptions vo;
+    vo.resolution = static_cast<int>(res);
+    VoxelMesh vm;
+    try {
+      vm = voxel_mesh(w.V, w.F, vo);
+    } catch (const std::exception& e) {
+      fail(path, "voxelising the surface '" + name + "': " + e.what());
+    }
+    s.X = std::move(vm.X);
+    s.T = std::move(vm.T);
+    s.surface = boundary_facets(s.T).F;
+    const Embedding emb = embed_points(s.X, s.T, m.V);
+    src.voxel = true;
+    src.E = emb.E;
+    src.element = emb.element;
+    src.max_distance = emb.distance.size() > 0 ? emb.distance.maxCoeff() : 0.0;
+    s.notes.push_back("'" + name + "': " + std::to_string(m.V.rows()) + " vertices, " + std::to_string(m.F.rows()) +
+                      " triangles; voxels: " + std::to_string(s.X.rows()) + " vertices, " + std::to_string(s.T.rows()) +
+                      " tets (" + std::to_string(vo.resolution) + " cells along the longest side)");
+    return src;
+  }
+  TetrahedralizeOptions to;
+  to.mesher = mesher;
+  ShellTetMesh tm;
+  try {
+    tm = tetrahedralize_shells(w.V, w.F, to, opt.cache_dir);
+  } catch (const std::invalid_argument& e) {
+    fail(path, "the surface '" + name + "' does not bound a solid (after welding " + std::to_string(m.V.rows()) +
+                   " vertices to " + std::to_string(w.V.rows()) + "; welded indices): " + e.what() +
+                   ". Close it in the modelling tool, or use the voxel mesher (\"mesher\": \"voxel\", --mesher voxel)");
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(path, "tetrahedralising the surface '" + name + "': " + e.what());
+  }
+  if (tm.reversed > 0)
+    s.warnings.push_back(std::to_string(tm.reversed) + " of the surface's " + std::to_string(tm.shells) +
+                         " shells wind inward; reversed for meshing (the output keeps the file's)");
+  s.notes.push_back(
+      "'" + name + "': " + std::to_string(m.V.rows()) + " vertices, " + std::to_string(m.F.rows()) +
+      " triangles, welded to " + std::to_string(w.V.rows()) + "; " + (mesher == "tetgen" ? "TetGen" : "Netgen") + ": " +
+      (tm.shells > 1 ? std::to_string(tm.shells) + " shells, " : std::string()) + std::to_string(tm.tets.X.rows()) +
+      " vertices, " + std::to_string(tm.tets.T.rows()) + " tets, min dihedral " +
+      fmt(std::round(tm.tets.min_dihedral * 100) / 100) + " deg, " +
+      (tm.cached == tm.shells ? std::string("from the cache") : fmt(std::round(tm.tets.seconds * 100) / 100) + " s"));
+  s.X = std::move(tm.tets.X);
+  s.T = std::move(tm.tets.T);
+  s.surface = std::move(tm.F);
+  src.weld = w.map;
+  return src;
+}
+
+SurfaceSource read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& path, const nlohmann::json& j,
+                             const SceneOptions& opt) {
+  const std::string ext = lower_extension(mesh_file);
+  if (ext != ".obj" && ext != ".mesh" && ext != ".msh" && ext != ".node" && ext != ".off" && ext != ".ply")
+    fail(path, "unsupported mesh format '" + ext +
+                   "' (use .obj (2D, or a closed 3D surface), .off or .ply (closed surfaces), .mesh, .msh or .node)");
+  // A surface: OFF, PLY, or an OBJ whose z varies (a planar OBJ is a 2D scene's mesh).
+  if (ext == ".off" || ext == ".ply" || ext == ".obj") {
+    SurfaceMesh m = read_surface(mesh_file);
+    const bool planar = ext == ".obj" && m.V.rows() > 0 && (m.V.col(2).array() == m.V(0, 2)).all();
+    if (!planar) {
+      s.dim = 3;
+      SurfaceSource src = fill_surface(s, std::move(m), mesh_file, path, j, opt);
+      fastcd::detail::dispatch_dim(s.dim, "load_scene", [&]<int d>() { check_elements<d>(s, mesh_file, path); });
+      if (ext == ".obj") s.output_obj = mesh_file;  // the baked surface keeps its OBJ (UVs, normals, materials)
+      return src;
+    }
+  }
+  for (const char* key : {"mesher", "voxel_resolution"})
+    if (j.contains(key))
+      s.warnings.push_back(std::string("\"") + key + "\" is not read: the mesh is already a " +
+                           (ext == ".obj" ? "2D triangle mesh" : "tet mesh"));
   const Mesh m = read_volume_mesh(mesh_file);
   if (ext == ".node") s.input_files.push_back(fs::absolute(fs::path(mesh_file).replace_extension(".ele")).string());
   s.X = m.X;
@@ -215,6 +354,7 @@ void read_mesh_file(Scene& s, const std::string& mesh_file, const std::string& p
   fastcd::detail::dispatch_dim(s.dim, "load_scene", [&]<int d>() { check_elements<d>(s, mesh_file, path); });
   s.surface = s.dim == 3 ? boundary_facets(s.T).F : s.T;
   if (s.dim == 2 && ext == ".obj") s.output_obj = mesh_file;  // the baked 2D mesh keeps its OBJ
+  return {};
 }
 
 void normalize_scene(Scene& s, const std::string& json_path) {
@@ -477,12 +617,64 @@ void check_weight_shape(const Scene& s, const std::string& json_path) {
          "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) + " handles");
 }
 
+/// The weight_file, one row per mesh vertex; for a surface scene one row per surface vertex,
+/// carried to the tets (Netgen / TetGen: the surface vertices are tet vertices, the interior is
+/// harmonic; voxel: fitted to the surface vertices).
+void read_weight_file(Scene& s, const std::string& file, const std::string& json_path, const SurfaceSource& src) {
+  s.W = read_dmat(file);
+  if (!src.active) {
+    check_weight_shape(s, json_path);
+    check_weights(s, file);
+    return;
+  }
+  if (s.W.rows() != src.V.rows())
+    fail(json_path, "the weights have " + std::to_string(s.W.rows()) + " rows but the surface '" +
+                        fs::path(src.file).filename().string() + "' has " + std::to_string(src.V.rows()) +
+                        " vertices (one row per surface vertex)");
+  if (s.W.cols() != s.handles)
+    fail(json_path,
+         "the weights have " + std::to_string(s.W.cols()) + " columns for " + std::to_string(s.handles) + " handles");
+  check_weights(s, file);
+  const MatrixXd Ws = s.W;
+  HarmonicExtension h;
+  if (src.voxel) {
+    h = harmonic_fit(s.X, s.T, src.E, Ws);
+    if (h.fit_error > 0.1)
+      s.warnings.push_back("the voxel grid is too coarse for the surface's weights: they differ by up to " +
+                           fmt(h.fit_error) + "; raise the voxel resolution");
+  } else {
+    Index welded = 0;
+    for (Index v = 0; v < src.weld.size(); ++v) welded = std::max<Index>(welded, src.weld[v] + 1);
+    MatrixXd Wb(welded, Ws.cols());
+    std::vector<char> set(static_cast<std::size_t>(welded), 0);
+    double gap = 0;
+    for (Index v = 0; v < src.weld.size(); ++v) {
+      const Index k = src.weld[v];
+      if (!set[static_cast<std::size_t>(k)])
+        Wb.row(k) = Ws.row(v), set[static_cast<std::size_t>(k)] = 1;
+      else
+        gap = std::max(gap, (Wb.row(k) - Ws.row(v)).cwiseAbs().maxCoeff());
+    }
+    if (gap > 1e-6)
+      s.warnings.push_back("surface vertices at the same position carry different weights (largest difference " +
+                           fmt(gap) + "); the simulation uses the first's");
+    h = harmonic_extension(s.X, s.T, VectorXi::LinSpaced(welded, 0, static_cast<int>(welded) - 1), Wb);
+  }
+  s.W = h.W;
+  s.notes.push_back("weights: " + std::to_string(Ws.rows()) + " rows of '" + fs::path(file).filename().string() +
+                    "' on the surface, " + (src.voxel ? "fitted to the voxels" : "harmonic inside") + " (" +
+                    std::to_string(h.clamped) + " negatives clamped)");
+}
+
 /// The hedgehog: point handles at mesh vertices (a DMAT of 1-based indices) and a DMAT of
 /// per-frame affine handle transforms in normalised coordinates.
-void load_vertex_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path) {
-  s.layout = "matlab-2d-vertex-handles";
+void load_vertex_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
+                         const SurfaceSource& src) {
+  s.layout = src.active ? "surface" : s.dim == 2 ? "matlab-2d-vertex-handles" : "vertex-handles";
   const std::string cfile = file_key(s, j, {"constraint_file"}, dir, json_path);
-  const VectorXi I = vertex_indices(read_dmat(cfile), s.X.rows(), cfile, "handle vertex");
+  VectorXi I = vertex_indices(read_dmat(cfile), src.active ? src.V.rows() : s.X.rows(), cfile, "handle vertex");
+  if (src.active)
+    for (Index h = 0; h < I.size(); ++h) I[h] = static_cast<int>(src.tet_vertex(I[h]));
   if (I.size() == 0) fail(cfile, "no handle vertices");
   s.kind = HandleKind::Points;
   s.handles = I.size();
@@ -498,9 +690,7 @@ void load_vertex_handles(Scene& s, const nlohmann::json& j, const fs::path& dir,
   }
   const std::string weights = file_key(s, j, {"weight_file"}, dir, json_path, false);
   if (!weights.empty()) {
-    s.W = read_dmat(weights);
-    check_weight_shape(s, json_path);
-    check_weights(s, weights);
+    read_weight_file(s, weights, json_path, src);
   } else {
     automatic_weights(s, pins, json_path);
   }
@@ -521,8 +711,9 @@ void load_vertex_handles(Scene& s, const nlohmann::json& j, const fs::path& dir,
 
 /// Both releases' handle layout: a TGF of bones (forward kinematics) or point handles, weights
 /// from a DMAT (or automatic), the release's animation format.
-void load_tgf_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path) {
-  s.layout = s.dim == 2 ? "matlab-2d" : "cpp-3d";
+void load_tgf_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
+                      const SurfaceSource& src) {
+  s.layout = s.dim == 2 ? "matlab-2d" : src.active ? "surface" : "cpp-3d";
   const TgfGraph g = read_tgf(file_key(s, j, {"handle_file"}, dir, json_path));
   s.kind = g.BE.rows() > 0 ? HandleKind::Bones : HandleKind::Points;
   if (g.BE.rows() > 0 && g.P.size() > 0)
@@ -534,9 +725,7 @@ void load_tgf_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, co
   check_rig_memory(s.X.rows(), s.dim, s.handles, json_path);
   const std::string weights = file_key(s, j, {"weight_file"}, dir, json_path, false);
   if (!weights.empty()) {
-    s.W = read_dmat(weights);
-    check_weight_shape(s, json_path);
-    check_weights(s, weights);
+    read_weight_file(s, weights, json_path, src);
   } else {
     // No weights: unconstrained biharmonic weights pinned at the handles (partition of unity).
     const MatrixXd C = g.C.leftCols(s.dim);
@@ -585,7 +774,7 @@ void load_tgf_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, co
 /// The release's fixed region: `fixed_region_file`, or <mesh stem>_fixed_region.dmat beside
 /// the mesh (the MATLAB release ships the bird's so), 1-based vertex indices held on the rig.
 void load_fixed_region(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
-                       const std::string& mesh_file) {
+                       const std::string& mesh_file, const SurfaceSource& src) {
   std::string file = file_key(s, j, {"fixed_region_file"}, dir, json_path, false);
   if (file.empty()) {
     const fs::path m(mesh_file);
@@ -594,7 +783,9 @@ void load_fixed_region(Scene& s, const nlohmann::json& j, const fs::path& dir, c
     file = guess.string();
     s.input_files.push_back(fs::absolute(guess).lexically_normal().string());
   }
-  VectorXi I = vertex_indices(read_dmat(file), s.X.rows(), file, "fixed vertex");
+  VectorXi I = vertex_indices(read_dmat(file), src.active ? src.V.rows() : s.X.rows(), file, "fixed vertex");
+  if (src.active)
+    for (Index k = 0; k < I.size(); ++k) I[k] = static_cast<int>(src.tet_vertex(I[k]));
   std::sort(I.data(), I.data() + I.size());
   const Index unique = std::unique(I.data(), I.data() + I.size()) - I.data();
   s.fixed = I.head(unique);
@@ -604,7 +795,31 @@ void load_fixed_region(Scene& s, const nlohmann::json& j, const fs::path& dir, c
 
 /// Render surface: named in the JSON, or the release's convention of <name>.obj beside <name>.mesh.
 void load_render_mesh(Scene& s, const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
-                      const std::string& mesh_file) {
+                      const std::string& mesh_file, const SurfaceSource& src) {
+  if (src.active) {  // the surface itself, each vertex on its tet vertex (voxel: in its tet)
+    if (j.contains("render_mesh_file"))
+      s.warnings.push_back("\"render_mesh_file\" is not read: a surface scene bakes its own surface");
+    s.render_V = (src.V.rowwise() - s.center.transpose()) / s.scale;
+    s.render_F = src.F;
+    if (src.voxel) {
+      s.render_E = src.E;
+      s.render_element = src.element;
+      s.render_max_distance = src.max_distance / s.scale;
+      return;
+    }
+    std::vector<Triplet> sel;
+    for (Index v = 0; v < src.V.rows(); ++v) sel.emplace_back(v, src.weld[v], 1.0);
+    s.render_E.resize(src.V.rows(), s.X.rows());
+    s.render_E.setFromTriplets(sel.begin(), sel.end());
+    VectorXi incident = VectorXi::Constant(s.X.rows(), -1);
+    for (Index t = 0; t < s.T.rows(); ++t)
+      for (int k = 0; k < 4; ++k)
+        if (incident[s.T(t, k)] < 0) incident[s.T(t, k)] = static_cast<int>(t);
+    s.render_element.resize(src.V.rows());
+    for (Index v = 0; v < src.V.rows(); ++v) s.render_element[v] = incident[src.weld[v]];
+    s.render_max_distance = 0;
+    return;
+  }
   std::string render = file_key(s, j, {"render_mesh_file"}, dir, json_path, false);
   if (render.empty() && s.dim == 3) {
     const fs::path guess = fs::path(mesh_file).replace_extension(".obj");
@@ -630,25 +845,92 @@ void load_render_mesh(Scene& s, const nlohmann::json& j, const fs::path& dir, co
 
 const std::vector<std::string>& scene_keys() { return kKeys; }
 
-Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
-  const std::string text = read_regular_file(json_path, "load_scene");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const std::exception& e) {
-    fail(json_path, std::string("not valid JSON: ") + e.what());
+namespace {
+
+/// glTF options from a scene's settings: the mesher and tet cache of the run.
+GltfSceneOptions gltf_options(const SceneOptions& opt) {
+  GltfSceneOptions g;
+  if (!opt.mesher.empty()) g.tets.mesher = opt.mesher;
+  if (opt.voxel_resolution > 0) g.voxel.resolution = opt.voxel_resolution;
+  g.cache_dir = opt.cache_dir;
+  return g;
+}
+
+/// A scene JSON naming a glTF character ("character_file") with its clip, units, material and
+/// mesher; the material is physical (Pa, kg/m^3) as on the command line.
+Scene load_character_scene(const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
+                           const SceneOptions& opt) {
+  for (const char* key : {"mesh_file", "handle_file", "weight_file", "anim_file", "skeleton_file", "constraint_file",
+                          "fixed_region_file", "render_mesh_file", "model", "scale"})
+    if (j.contains(key))
+      fail(json_path, std::string("\"") + key +
+                          "\" does not apply to a \"character_file\" scene: the glTF file gives the mesh, skin and "
+                          "animation");
+  Scene unused;
+  const std::string file = file_key(unused, j, {"character_file"}, dir, json_path);
+  GltfSceneOptions g = gltf_options(opt);
+  if (j.contains("clip")) {
+    if (j["clip"].is_string())
+      g.clip = j["clip"].get<std::string>();
+    else if (j["clip"].is_number_integer() && j["clip"].get<long long>() >= 0)
+      g.clip = std::to_string(j["clip"].get<long long>());
+    else
+      fail(json_path, "\"clip\" must be a clip name or a non-negative index");
   }
-  if (!j.is_object()) fail(json_path, "the scene must be a JSON object");
-  if (j.contains("characters"))
-    fail(json_path,
-         "this is a scene of several characters (\"characters\"): read it with load_characters "
-         "(fastcd run does)");
+  g.dt = number(j, "dt", g.dt, json_path);
+  g.metres_per_unit = number(j, "metres_per_unit", g.metres_per_unit, json_path);
+  if (j.contains("mu") || j.contains("lambda")) {
+    if (j.contains("YM") || j.contains("pr")) fail(json_path, "give either YM and pr or mu and lambda, not both");
+    const double mu = required_number(j, "mu", "the Lame parameter mu, Pa", json_path);
+    const double lambda = required_number(j, "lambda", "the Lame parameter lambda, Pa", json_path);
+    if (!(mu > 0) || !(3 * lambda + 2 * mu > 0))
+      fail(json_path, "mu must be > 0 and 3 lambda + 2 mu > 0 (a positive Young's modulus)");
+    g.ym = mu * (3 * lambda + 2 * mu) / (lambda + mu);
+    g.pr = lambda / (2 * (lambda + mu));
+  } else {
+    g.ym = number(j, "YM", g.ym, json_path);
+    g.pr = number(j, "pr", g.pr, json_path);
+  }
+  g.rho = number(j, "rho", g.rho, json_path);
+  if (j.contains("mesher") && opt.mesher.empty()) {
+    if (!j["mesher"].is_string()) fail(json_path, "\"mesher\" must be a string (netgen, tetgen or voxel)");
+    g.tets.mesher = j["mesher"].get<std::string>();
+  }
+  if (g.tets.mesher != "netgen" && g.tets.mesher != "tetgen" && g.tets.mesher != "voxel")
+    fail(json_path, "unknown mesher '" + g.tets.mesher + "' (use netgen, tetgen or voxel)");
+  if (opt.voxel_resolution <= 0) {
+    const double res = number(j, "voxel_resolution", g.voxel.resolution, json_path);
+    if (!(res >= 2 && res <= 256) || res != std::floor(res))
+      fail(json_path, "voxel_resolution must be a whole number in [2, 256], got " + fmt(res));
+    g.voxel.resolution = static_cast<int>(res);
+  }
+  Scene s = load_gltf_scene(file, g);
+  s.name = fs::path(json_path).stem().string();
+  s.input_files.insert(s.input_files.begin(), fs::absolute(json_path).lexically_normal().string());
+  s.with_dynamics = number(j, "with_dynamics", 1, json_path) != 0;
+  if (j.contains("frame_num")) {
+    const double fnum = number(j, "frame_num", 0, json_path);
+    if (!(fnum >= 1) || fnum != std::floor(fnum) || fnum > 1e9)
+      fail(json_path, "frame_num must be a whole number >= 1, got " + fmt(fnum));
+    if (static_cast<std::size_t>(fnum) < s.poses.size()) s.poses.resize(static_cast<std::size_t>(fnum));
+    s.frames_declared = static_cast<Index>(fnum);
+  }
+  return s;
+}
+
+/// A scene from its JSON object: `json_path` names it in messages (a scene file, or the surface
+/// of load_surface_scene), `dir` resolves its files.
+Scene scene_from_json(const nlohmann::json& j, const std::string& json_path, const fs::path& dir,
+                      const SceneOptions& opt) {
   check_keys(j, json_path);
   if (j.contains("image_file"))
     fail(json_path,
          "\"image_file\" (a mesh built from a PNG image, the 2020 release's amoeba) is not supported: "
          "give the scene a \"mesh_file\" instead");
-  const fs::path dir = fs::path(json_path).parent_path();
+  if (j.contains("character_file")) return load_character_scene(j, dir, json_path, opt);
+  for (const char* key : {"clip", "metres_per_unit"})
+    if (j.contains(key))
+      fail(json_path, std::string("\"") + key + "\" is for a \"character_file\" scene (a glTF character)");
   Scene s;
   s.name = fs::path(json_path).stem().string();
   s.input_files.push_back(fs::absolute(json_path).lexically_normal().string());
@@ -701,7 +983,7 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   constexpr const char* kWork = "loading";
   detail::report_progress(kWork, "reading the mesh", 0, 4);
   const std::string mesh_file = file_key(s, j, {"mesh_file"}, dir, json_path);
-  read_mesh_file(s, mesh_file, json_path);
+  const SurfaceSource src = read_mesh_file(s, mesh_file, json_path, j, opt);
   detail::report_progress(kWork, "rig, weights and animation", 1, 4);
   const bool cage = j.contains("skeleton_file") && !j.contains("handle_file");
   if (!cage && (rig_opt == "mvc" || rig_opt == "harmonic"))
@@ -720,17 +1002,17 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
   if (cage) {
     load_cage(s, j, dir, json_path, opt);
   } else if (j.contains("constraint_file") && !j.contains("handle_file")) {
-    load_vertex_handles(s, j, dir, json_path);
+    load_vertex_handles(s, j, dir, json_path, src);
   } else {
-    load_tgf_handles(s, j, dir, json_path);
+    load_tgf_handles(s, j, dir, json_path, src);
   }
   // Density: the releases' mass matrices (the MATLAB release's unit density in 2D, the C++
   // release's lumped mass times 1000 in 3D), unless the scene says.
   s.rho = number(j, "rho", s.dim == 3 ? 1000.0 : 1.0, json_path);
   if (!(s.rho > 0) || !std::isfinite(s.rho)) fail(json_path, "rho must be > 0, got " + std::to_string(s.rho));
-  load_fixed_region(s, j, dir, json_path, mesh_file);
+  load_fixed_region(s, j, dir, json_path, mesh_file, src);
   detail::report_progress(kWork, "embedding the render mesh", 2, 4);
-  load_render_mesh(s, j, dir, json_path, mesh_file);
+  load_render_mesh(s, j, dir, json_path, mesh_file, src);
   detail::report_progress(kWork, "checks", 3, 4);
 
   if (s.poses.empty()) fail(json_path, "the animation has no frames");
@@ -775,6 +1057,59 @@ Scene load_scene(const std::string& json_path, const SceneOptions& opt) {
     s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, s.dim,
                                         s.kind == HandleKind::Bones ? "lbs (bones)" : "lbs (point handles)");
   }
+  return s;
+}
+
+}  // namespace
+
+Scene load_scene(const std::string& path, const SceneOptions& opt) {
+  if (is_gltf_file(path)) return load_gltf_scene(path, gltf_options(opt));
+  const std::string text = read_regular_file(path, "load_scene");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    fail(path, std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) fail(path, "the scene must be a JSON object");
+  if (j.contains("characters"))
+    fail(path,
+         "this is a scene of several characters (\"characters\"): read it with load_characters "
+         "(fastcd run does)");
+  return scene_from_json(j, path, fs::path(path).parent_path(), opt);
+}
+
+bool is_surface_file(const std::string& path) {
+  const std::string e = lower_extension(path);
+  return e == ".obj" || e == ".off" || e == ".ply";
+}
+
+Scene load_surface_scene(const std::string& surface, const SurfaceSceneOptions& o, const SceneOptions& opt) {
+  auto absolute = [](const std::string& f) { return fs::absolute(f).lexically_normal().string(); };
+  if (o.handles.empty())
+    fail(surface, "a surface needs handles to move it: a TGF of point handles or bones (--handles FILE)");
+  if (o.animation.empty())
+    fail(surface,
+         "a surface needs an animation of its handles (--anim FILE: the releases' 3D bone or point-handle "
+         "format)");
+  if (!(o.ym > 0) || !std::isfinite(o.ym)) fail(surface, "YM must be > 0, got " + fmt(o.ym));
+  if (!(o.metres_per_unit > 0) || !std::isfinite(o.metres_per_unit))
+    fail(surface, "the length unit (metres per file unit) must be > 0, got " + fmt(o.metres_per_unit));
+  nlohmann::json j = {{"mesh_file", absolute(surface)},
+                      {"handle_file", absolute(o.handles)},
+                      {"anim_file", absolute(o.animation)},
+                      {"dt", o.dt},
+                      {"YM", o.ym},
+                      {"pr", o.pr},
+                      {"rho", o.rho}};
+  if (!o.weights.empty()) j["weight_file"] = absolute(o.weights);
+  Scene s = scene_from_json(j, surface, fs::path(surface).parent_path(), opt);
+  if (s.dim != 3) fail(surface, "the surface is planar: give a 2D scene JSON for a 2D mesh");
+  s.input_files.erase(s.input_files.begin());  // the surface itself, named again as the mesh
+  // Physical units: YM in Pa over L^2 (L metres per normalised unit), as for glTF characters.
+  const double L = s.scale * o.metres_per_unit;
+  s.metres_per_normalised_unit = L;
+  s.ym = o.ym / (L * L);
   return s;
 }
 

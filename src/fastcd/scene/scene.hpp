@@ -16,7 +16,9 @@ enum class HandleKind { Bones, Points, Cage };
 
 struct Scene {
   std::string name;
-  std::string layout;  ///< "matlab-2d", "cpp-3d", "matlab-2d-cage", "matlab-2d-vertex-handles" or "gltf"
+  /// "matlab-2d", "cpp-3d", "matlab-2d-cage", "matlab-2d-vertex-handles", "vertex-handles" (3D),
+  /// "surface" (a surface mesh filled with tets) or "gltf"
+  std::string layout;
   Index dim = 0;
   MatrixXd X;          ///< #V x dim rest positions, normalised: X = (X_file - center) / scale
   MatrixXi T;          ///< #T x (dim+1) simplices
@@ -37,6 +39,7 @@ struct Scene {
   std::shared_ptr<const Rig> rig;
   VectorXd rest_pose;           ///< the rig's rest parameters
   std::vector<VectorXd> poses;  ///< rig parameters per animation frame (normalised coordinates)
+  std::string clip;             ///< glTF: the index of the clip the poses sample (as text)
   Index frames_declared = -1;   ///< "frame_num" of the JSON (-1 when absent)
   double dt = 0.01, ym = 1e5, pr = 0.0, rho = 1.0;
   std::string model = "arap";  ///< material the scene asks for (fastcd always simulates ARAP)
@@ -77,7 +80,15 @@ struct Scene {
 /// - 2D MATLAB release, cage (the walrus): `skeleton_file` (closed cage polygon, TGF), no
 ///   `handle_file`, `anim_file` a DMAT of #frames x 2*#C cage positions [x_0.., y_0..];
 /// - 3D C++ release: `mesh_file` (Medit .mesh; .msh and TetGen .node also work), `handle_file`,
-///   `weight_file`, `anim_file` (bone or point-handle animation), `model`.
+///   `weight_file`, `anim_file` (bone or point-handle animation), `model`;
+/// - a closed triangle surface as `mesh_file` (a 3D OBJ, OFF or PLY): filled with tets
+///   (tetrahedralize_shells with `mesher` netgen / tetgen, or voxel_mesh; SceneOptions::mesher
+///   overrides), its vertices the ones `weight_file` (rows), `constraint_file` and
+///   `fixed_region_file` count, the weights carried inside harmonically; the surface itself
+///   (an OBJ's UVs, normals and materials kept) is the baked output;
+/// - a glTF character (`character_file`, with `clip`, `metres_per_unit`, and YM, pr, rho in
+///   physical units, all optional): load_gltf_scene; a .glb / .gltf path itself loads the same
+///   way with the defaults.
 /// Common keys: `dt`, `YM`, `pr` (required; `mu` and `lambda` may replace YM and pr), `rho`
 /// (default: 1 in 2D, 1000 in 3D, as the releases' mass matrices),
 /// `with_dynamics`, `frame_num` (at most that many frames; a warning when the animation has
@@ -99,9 +110,36 @@ struct SceneOptions {
   /// "" (a scene asking for another material than ARAP is refused) or "arap" (run it as ARAP,
   /// with a warning).
   std::string material;
+  /// A surface mesh (or a glTF character) is filled with tets by this mesher: "" (the scene's
+  /// "mesher", default netgen), "netgen", "tetgen" or "voxel".
+  std::string mesher;
+  int voxel_resolution = 0;  ///< voxel mesher: cells along the longest side (0: the scene's, default 24)
+  std::string cache_dir;     ///< folder of cached tet meshes (tetrahedralize_cached); "" meshes every time
 };
 
-Scene load_scene(const std::string& json_path, const SceneOptions& options = {});
+Scene load_scene(const std::string& path, const SceneOptions& options = {});
+
+/// True for a path ending in .obj, .off or .ply (any case): a surface load_surface_scene reads.
+bool is_surface_file(const std::string& path);
+
+/// A plain closed surface driven by handles, without a scene JSON (fastcd run spot.obj
+/// --handles spot.tgf --anim spot_anim.txt): what a scene naming the surface as its
+/// "mesh_file" loads, with the material in physical units as for glTF characters.
+struct SurfaceSceneOptions {
+  std::string handles;         ///< TGF of point handles or bones (file units), required
+  std::string animation;       ///< the releases' 3D bone or point-handle animation, required
+  std::string weights;         ///< DMAT, one row per surface vertex; "" = automatic biharmonic weights
+  double dt = 1.0 / 60.0;      ///< s
+  double metres_per_unit = 1;  ///< the surface's length unit in metres
+  double ym = 2e4;             ///< Young's modulus, Pa
+  double pr = 0.45;            ///< Poisson's ratio
+  double rho = 1000;           ///< kg / m^3
+};
+
+/// Loads a surface scene. Scene::ym is ym / L^2 with L = Scene::metres_per_normalised_unit
+/// (scale * metres_per_unit), as load_gltf_scene does; gravity is divided by L.
+/// @throws std::runtime_error as load_scene, and for missing handles or animation.
+Scene load_surface_scene(const std::string& surface, const SurfaceSceneOptions& o, const SceneOptions& options = {});
 
 /// The keys load_scene accepts (for messages and docs).
 const std::vector<std::string>& scene_keys();

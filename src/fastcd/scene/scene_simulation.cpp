@@ -20,7 +20,8 @@ SimulationOptions scene_simulation_options(const Scene& scene, const SceneRunSet
   o.cd.modes = run.modes;
   o.cd.clusters = static_cast<int>(std::min<Index>(run.clusters, scene.T.rows()));
   o.cd.leak = leak_field_options(run.leak, scene.X.rows());
-  o.cd.gravity = gravity_vector(scene.dim, run.gravity);
+  o.cd.gravity = gravity_vector(
+      scene.dim, scene.metres_per_normalised_unit > 0 ? run.gravity / scene.metres_per_normalised_unit : run.gravity);
   o.cd.fixed = scene.fixed;
   o.dynamics = run.dynamics && scene.with_dynamics;
   return o;

@@ -18,8 +18,10 @@ struct SceneRunSettings {
   int modes = 16;             ///< fast solver
   int clusters = 100;         ///< fast solver; at most the element count
   std::string leak = "auto";  ///< see leak_field_options
-  double gravity = 0.0;       ///< along the file's -y axis, normalised units / s^2
-  bool dynamics = true;       ///< false: bake the rig alone
+  /// Along the file's -y axis: m / s^2 for a scene in physical units (glTF characters, plain
+  /// surfaces: Scene::metres_per_normalised_unit > 0), else normalised units / s^2.
+  double gravity = 0.0;
+  bool dynamics = true;  ///< false: bake the rig alone
 };
 
 /// The scene's own settings as simulation options (dt, ym, pr and rho from the JSON; dynamics
