@@ -270,12 +270,13 @@ def Simulation(X, T, rig=None, J=None, p0=None, solver="full", dt=1e-2, ym=1e5, 
                               tolerance=float(tolerance), dynamics=bool(dynamics), monitor=bool(monitor))
 
 
-def read_scene(path, rig="auto", material=""):
+def read_scene(path, rig="auto", material="", cache_dir=""):
     """Loads a scene as a ``fastcd.Scene``: X, T, poses (one rig pose per frame), rig, dt, ym, pr,
     rho, ... -- a Complementary Dynamics release scene or a scene naming a closed surface or a
     glTF character (JSON; docs/scene-format.md), or a .glb / .gltf character with the defaults.
-    A scene asking for another material than ARAP is refused unless ``material="arap"``."""
-    return _fastcd.read_scene(str(path), rig=str(rig), material=str(material))
+    A scene asking for another material than ARAP is refused unless ``material="arap"``.
+    ``cache_dir``: a folder where the tets of a surface or character are kept for the next load."""
+    return _fastcd.read_scene(str(path), rig=str(rig), material=str(material), cache_dir=str(cache_dir))
 
 
 def read_character(path, clip="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0, mesher="netgen",
@@ -310,9 +311,11 @@ def write_gltf_outputs(scene, U, out_dir, clip="", encoding="frames", pca_tolera
 
 
 def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, clusters=100, leak="auto",
-               gravity=0.0, dynamics=True, material=""):
+               gravity=0.0, dynamics=True, material="", cache_dir=""):
     """A ready ``Simulation`` of a release scene, with the scene's own dt, ym, pr and rho and the
-    CLI's defaults for the rest (as ``fastcd run``). ``sim.scene`` holds the loaded scene::
+    CLI's defaults for the rest (as ``fastcd run``). ``sim.scene`` holds the loaded scene.
+    ``cache_dir`` (as ``fastcd run``'s .fastcd-cache): tets and the fast solver's leak field,
+    modes and clusters are kept there and reused when the mesh, rig and subspace settings match::
 
         sim = fastcd.load_scene("elephant.json", solver="fast")
         frames = []
@@ -320,9 +323,9 @@ def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, cluster
             sim.advance(p)
             frames.append(sim.scene.to_file_units(sim.positions()))   # the output surface
     """
-    scene = read_scene(path, rig=rig, material=material)
+    scene = read_scene(path, rig=rig, material=material, cache_dir=cache_dir)
     sim = _fastcd.simulation_from_scene(scene, solver=str(solver), iterations=int(iterations), modes=int(modes),
                                         clusters=int(clusters), leak=str(leak), gravity=float(gravity),
-                                        dynamics=bool(dynamics))
+                                        dynamics=bool(dynamics), cache_dir=str(cache_dir))
     sim.scene = scene
     return sim

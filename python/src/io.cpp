@@ -11,6 +11,7 @@
 #include "fastcd/io/ply_io.hpp"
 #include "fastcd/io/rig_io.hpp"
 #include "fastcd/scene/gltf_scene.hpp"
+#include "fastcd/scene/precompute_cache.hpp"
 #include "fastcd/scene/scene.hpp"
 #include "fastcd/scene/scene_simulation.hpp"
 
@@ -184,17 +185,19 @@ void bind_io(py::module_& m) {
       });
   m.def(
       "read_scene",
-      [](const std::string& path, const std::string& rig, int harmonic_resolution, const std::string& material) {
+      [](const std::string& path, const std::string& rig, int harmonic_resolution, const std::string& material,
+         const std::string& cache_dir) {
         SceneOptions o;
         o.rig = rig;
         o.harmonic_resolution = harmonic_resolution;
         o.material = material;
+        o.cache_dir = cache_dir;
         py::gil_scoped_release release;
         return std::make_shared<Scene>(load_scene(path, o));
       },
-      "path"_a, "rig"_a = "auto", "harmonic_resolution"_a = 128, "material"_a = "",
+      "path"_a, "rig"_a = "auto", "harmonic_resolution"_a = 128, "material"_a = "", "cache_dir"_a = "",
       "Loads a scene JSON (see docs/scene-format.md); material='arap' runs a scene asking for another material "
-      "as ARAP.");
+      "as ARAP; cache_dir keeps the tets of a surface or character there (tets-<hash>.mesh).");
   m.def(
       "read_character",
       [](const std::string& path, const std::string& clip, double scale, double ym, double pr, double rho, double dt,
@@ -258,7 +261,7 @@ void bind_io(py::module_& m) {
   m.def(
       "simulation_from_scene",
       [](const std::shared_ptr<Scene>& scene, const std::string& solver, int iterations, int modes, int clusters,
-         const std::string& leak, double gravity, bool dynamics) {
+         const std::string& leak, double gravity, bool dynamics, const std::string& cache_dir) {
         SceneRunSettings run;
         run.solver = solver_kind(solver);
         run.iterations = iterations;
@@ -269,11 +272,13 @@ void bind_io(py::module_& m) {
         run.dynamics = dynamics;
         const SimulationOptions o = scene_simulation_options(*scene, run);
         py::gil_scoped_release release;
-        return new Simulation(make_simulation(*scene, o));
+        return new Simulation(make_simulation(*scene, o, cache_dir));
       },
       "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100, "leak"_a = "auto",
-      "gravity"_a = 0.0, "dynamics"_a = true,
-      "A ready Simulation of a scene with the CLI's settings on top of the scene's own (as fastcd run).");
+      "gravity"_a = 0.0, "dynamics"_a = true, "cache_dir"_a = "",
+      "A ready Simulation of a scene with the CLI's settings on top of the scene's own (as fastcd run). With "
+      "cache_dir, the fast solver's leak field, modes and clusters are kept there (fast-<hash>.bin) and reused "
+      "by a later call with the same mesh, rig and subspace settings (another material reuses them).");
 }
 
 }  // namespace fastcd::python

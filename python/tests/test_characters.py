@@ -52,3 +52,17 @@ def test_a_surface_with_handles(data, tmp_path):
     assert sim.scene.layout == "cpp-3d"
     with pytest.raises(RuntimeError, match="--anim"):
         fastcd.read_surface_scene(sphere / "sphere.obj", sphere / "sphere.tgf", "")
+
+
+def test_load_scene_keeps_tets_and_the_fast_subspace_in_a_cache(data, tmp_path):
+    glb = data / "khronos-gltf" / "RiggedSimple.glb"
+    cache = tmp_path / "cache"
+    first = fastcd.load_scene(glb, solver="fast", modes=4, clusters=8, cache_dir=cache)
+    names = sorted(p.name[:5] for p in cache.iterdir())
+    assert names == ["fast-", "tets-"]
+    second = fastcd.load_scene(glb, solver="fast", modes=4, clusters=8, cache_dir=cache)
+    for p in first.scene.poses[:10]:
+        first.advance(p)
+        second.advance(p)
+    assert np.array_equal(first.positions(), second.positions())
+    assert len(list(cache.iterdir())) == 2

@@ -59,6 +59,13 @@ Index rig_rank(const SparseMatrix& J, const SparseMatrix& Mv) {
   return r;
 }
 
+void check_holds_rig(const LeakedConstraint& out, Index full) {
+  FASTCD_CHECK(out.constraint.rank > 0 || full == 0, "the complementarity constraint J^T M D holds none of the rig's ",
+               full, " directions: the leak field D (", to_string(out.leak_used), ", max ", out.D.maxCoeff(),
+               ") is zero wherever the rig moves the mesh, so the simulated mesh would ignore the rig. Use no leak "
+               "field (leak none), a mesh with interior vertices, or a painted leak field");
+}
+
 }  // namespace
 
 std::string to_string(LeakFieldKind kind) {
@@ -100,10 +107,21 @@ LeakedConstraint leak_field_and_constraint(const Eigen::Ref<const MatrixXd>& X, 
       out.constraint.rig_rank = std::max(full, out.constraint.rank);
     }
   }
-  FASTCD_CHECK(out.constraint.rank > 0 || full == 0, "the complementarity constraint J^T M D holds none of the rig's ",
-               full, " directions: the leak field D (", to_string(out.leak_used), ", max ", out.D.maxCoeff(),
-               ") is zero wherever the rig moves the mesh, so the simulated mesh would ignore the rig. Use no leak "
-               "field (leak none), a mesh with interior vertices, or a painted leak field");
+  check_holds_rig(out, full);
+  return out;
+}
+
+LeakedConstraint constraint_for_leak_field(const SparseMatrix& J, const SparseMatrix& Mv, VectorXd D,
+                                           LeakFieldKind leak_used, Index dim, const CDOptions& options) {
+  FASTCD_CHECK(dim > 0 && D.size() * dim == J.rows(), "leak field D has ", D.size(), " entries for a rig of ", J.rows(),
+               " DOFs (dim ", dim, ")");
+  LeakedConstraint out;
+  out.D = std::move(D);
+  out.leak_used = leak_used;
+  out.constraint = complementarity_constraint(J, Mv, out.D, dim, options.constraint_rtol, options.fixed);
+  const Index full = std::max(rig_rank(J, Mv), out.constraint.rank);
+  out.constraint.rig_rank = full;
+  check_holds_rig(out, full);
   return out;
 }
 

@@ -44,6 +44,12 @@ struct LeakedConstraint {
 LeakedConstraint leak_field_and_constraint(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                                            const SparseMatrix& J, const SparseMatrix& Mv, const CDOptions& options);
 
+/// The same for a field already chosen (`leak_used` is what it was made as; e.g. a cached
+/// precompute's): C = J^T M D, rig_rank and the same check, without the fallback.
+/// @throws as leak_field_and_constraint, and std::invalid_argument for a D of the wrong size.
+LeakedConstraint constraint_for_leak_field(const SparseMatrix& J, const SparseMatrix& Mv, VectorXd D,
+                                           LeakFieldKind leak_used, Index dim, const CDOptions& options);
+
 /// "diffusion", "poisson", "none", "values" or "centroid".
 std::string to_string(LeakFieldKind kind);
 

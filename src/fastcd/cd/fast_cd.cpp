@@ -62,8 +62,31 @@ struct FastCD::Impl {
   bool folded() const { return Sf.size() > 0; }
 };
 
+namespace {
+
+/// A given FastCDSubspace fits the mesh and options: sizes, ranges, finite values.
+void check_subspace(const FastCDSubspace& s, const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
+                    const CDOptions& options) {
+  const Index n = X.rows();
+  FASTCD_CHECK(s.D.size() == n && s.W.rows() == n && s.W.cols() == options.modes && s.E.size() == options.modes &&
+                   s.labels.size() == T.rows(),
+               "the given subspace does not fit: D has ", s.D.size(), " entries, W is ", s.W.rows(), " x ", s.W.cols(),
+               ", E has ", s.E.size(), " and labels ", s.labels.size(), ", for ", n, " vertices, ", T.rows(),
+               " elements and ", options.modes, " modes");
+  FASTCD_CHECK(s.D.allFinite() && s.D.minCoeff() >= 0.0 && s.D.maxCoeff() <= 1.0,
+               "the given subspace's leak field has values outside [0, 1] or NaN");
+  FASTCD_CHECK(s.W.allFinite() && s.E.allFinite(), "the given subspace's modes have NaN or Inf entries");
+  FASTCD_CHECK(s.weight_constraint_rank >= 0, "the given subspace's weight-constraint rank is negative");
+  for (Index e = 0; e < s.labels.size(); ++e)
+    FASTCD_CHECK(s.labels(e) >= 0 && s.labels(e) < options.clusters, "the given subspace puts element ", e,
+                 " in cluster ", s.labels(e), " of ", options.clusters);
+}
+
+}  // namespace
+
 FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options) {
+                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options,
+                          const FastCDSubspace* subspace) {
   validate(options);
   check_mesh(X, T, "fast_cd_precompute");
   FASTCD_CHECK(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
@@ -86,21 +109,30 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   const ElasticOperators op = elastic_operators(X, T, options.ym, options.pr, options.rho);
   sys.Mv = op.Mv;
   detail::report_progress(kWork, "leak field and constraint", 1, kStages);
-  LeakedConstraint lc = leak_field_and_constraint(X, T, J, op.Mv, options);
+  if (subspace != nullptr) check_subspace(*subspace, X, T, options);
+  LeakedConstraint lc = subspace != nullptr
+                            ? constraint_for_leak_field(J, op.Mv, subspace->D, subspace->leak_used, X.cols(), options)
+                            : leak_field_and_constraint(X, T, J, op.Mv, options);
   sys.D = std::move(lc.D);
   sys.leak_used = lc.leak_used;
   sys.constraint = std::move(lc.constraint);
 
   // Idea 1: rig-orthogonal skinning eigenmodes.
-  detail::report_progress(kWork, "weight-space constraint", 2, kStages);
-  const MatrixXd Aeq = lbs_weight_space_constraint(X, T, sys.constraint.C, options.constraint_rtol);
-  sys.weight_constraint_rank = Aeq.rows();
-  // Fixed vertices (held on the rig): every mode is zero there, so u_c = B z is too.
-  const std::optional<VectorXi> bI = options.fixed.size() > 0 ? std::optional<VectorXi>(options.fixed) : std::nullopt;
-  detail::report_progress(kWork, "skinning eigenmodes", 3, kStages);
-  const SkinningEigenmodes modes = skinning_eigenmodes(X, T, options.modes, 1.0, bI, Aeq);
-  sys.W = modes.W;
-  sys.E = modes.E;
+  if (subspace != nullptr) {
+    sys.weight_constraint_rank = subspace->weight_constraint_rank;
+    sys.W = subspace->W;
+    sys.E = subspace->E;
+  } else {
+    detail::report_progress(kWork, "weight-space constraint", 2, kStages);
+    const MatrixXd Aeq = lbs_weight_space_constraint(X, T, sys.constraint.C, options.constraint_rtol);
+    sys.weight_constraint_rank = Aeq.rows();
+    // Fixed vertices (held on the rig): every mode is zero there, so u_c = B z is too.
+    const std::optional<VectorXi> bI = options.fixed.size() > 0 ? std::optional<VectorXi>(options.fixed) : std::nullopt;
+    detail::report_progress(kWork, "skinning eigenmodes", 3, kStages);
+    SkinningEigenmodes modes = skinning_eigenmodes(X, T, options.modes, 1.0, bI, Aeq);
+    sys.W = std::move(modes.W);
+    sys.E = std::move(modes.E);
+  }
   const Index d = sys.dim, n = X.rows();
   // B = lbs_jacobian(X, W) = Phi (x) I_dim, so M-orthonormalising Phi on the scalar mass gives
   // the same basis as orthonormalising B. On small meshes Phi's columns can be dependent
@@ -143,14 +175,22 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
       for (Index v = 0; v < n; ++v) sys.B(v * d + i, k * d + i) = sys.Phi(v, k);
   const MatrixXd CB = sys.constraint.C * sys.B;
   sys.structural_residual = CB.norm() / (MatrixXd(sys.constraint.C).norm() * sys.B.norm());
+  // A given subspace must be this rig's: its modes orthogonal to the constraint as computed ones are.
+  FASTCD_CHECK(subspace == nullptr || !(sys.structural_residual > 1e-8),
+               "the given subspace is not orthogonal to this ",
+               "rig's constraint (||C B|| / (||C|| ||B||) = ", sys.structural_residual,
+               "): it was made for another mesh, rig or leak field");
 
   // Idea 2: one rotation per cluster of elements.
-  detail::report_progress(kWork, "rotation clusters", 5, kStages);
-  const SpectralCubature sc = spectral_cubature(X, T, sys.W, options.clusters);
-  sys.labels = sc.labels;
+  if (subspace != nullptr) {
+    sys.labels = subspace->labels;
+  } else {
+    detail::report_progress(kWork, "rotation clusters", 5, kStages);
+    sys.labels = spectral_cubature(X, T, sys.W, options.clusters).labels;
+  }
   sys.clusters = options.clusters;
   const Index c = sys.clusters;
-  const ClusterGrouping grouping = cluster_grouping_matrices(sc.labels, X, T);
+  const ClusterGrouping grouping = cluster_grouping_matrices(sys.labels, X, T);
   const Index d2 = d * d;
   // Per-cluster sum of mu vol_e F_e: PAMue = kron(P AMu, I_{dim^2}) (#clusters*dim^2 x #T*dim^2).
   detail::report_progress(kWork, "reduced operators", 6, kStages);
@@ -414,6 +454,10 @@ const VectorXd& FastCD::eigenvalues() const { return impl().E; }
 const MatrixXd& FastCD::Phi() const { return impl().Phi; }
 const MatrixXd& FastCD::B() const { return impl().B; }
 const VectorXi& FastCD::labels() const { return impl().labels; }
+FastCDSubspace FastCD::subspace() const {
+  const Impl& sys = impl();
+  return FastCDSubspace{sys.D, sys.leak_used, sys.W, sys.E, sys.labels, sys.weight_constraint_rank};
+}
 double FastCD::structural_residual() const { return impl().structural_residual; }
 const ReducedOperators& FastCD::reduced_operators() const { return impl().red; }
 bool FastCD::folded() const { return impl().folded(); }

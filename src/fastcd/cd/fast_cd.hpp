@@ -22,6 +22,20 @@ struct ReducedOperators {
   Eigen::LLT<MatrixXd> Hr{MatrixXd(0, 0)};  ///< B^T L B + B^T M B / h^2
 };
 
+/// The part of the fast precompute that depends only on the mesh, the rig, the leak and
+/// fixed-vertex settings and the subspace sizes (modes, clusters), not on the material, dt,
+/// iterations or gravity: the momentum-leak field, the skinning eigenmodes and the rotation
+/// clusters. It is most of the precompute's time; a precompute cache stores it (FastCD::subspace)
+/// and gives it back to fast_cd_precompute, which then skips those stages.
+struct FastCDSubspace {
+  VectorXd D;                                          ///< #V leak field
+  LeakFieldKind leak_used = LeakFieldKind::Diffusion;  ///< the field D is
+  MatrixXd W;                                          ///< #V x modes skinning eigenmodes
+  VectorXd E;                                          ///< modes eigenvalues
+  VectorXi labels;                                     ///< #T rotation cluster of every element
+  Index weight_constraint_rank = 0;                    ///< rows of the weight-space constraint kept
+};
+
 /// The precomputed fast solver. Build it with `fast_cd_precompute`; step it with `step` or
 /// `advance` (or let a `Simulation` do both). The state s is z (u_c = B z).
 ///
@@ -72,6 +86,7 @@ class FastCD {
   const MatrixXd& Phi() const;                          ///< #V x mt scalar basis, B = Phi (x) I_dim
   const MatrixXd& B() const;                            ///< #V*dim x m M-orthonormal subspace (dense)
   const VectorXi& labels() const;                       ///< #T rotation cluster of every element
+  FastCDSubspace subspace() const;                      ///< D, W, E and labels: what a precompute cache keeps
   double structural_residual() const;                   ///< ||C B||_F / (||C||_F ||B||_F)
   const ReducedOperators& reduced_operators() const;
   bool folded() const;  ///< which iteration form runs (folded for small systems, else structured)
@@ -123,7 +138,8 @@ class FastCD {
 
  private:
   friend FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>&, const Eigen::Ref<const MatrixXi>&,
-                                   const SparseMatrix&, const Eigen::Ref<const VectorXd>&, const CDOptions&);
+                                   const SparseMatrix&, const Eigen::Ref<const VectorXd>&, const CDOptions&,
+                                   const FastCDSubspace*);
   const Impl& impl() const;
   std::shared_ptr<const Impl> impl_;
 };
@@ -134,7 +150,12 @@ class FastCD {
 /// @throws std::invalid_argument for bad meshes/rigs/options (e.g. more modes than the
 ///         rig-orthogonal space holds); std::runtime_error when an eigen-solve or
 ///         factorisation fails.
+/// With `subspace` (from an earlier precompute of the same mesh, rig and settings:
+/// FastCD::subspace), the leak field, eigenmodes and clusters are taken from it instead of
+/// computed (checked for sizes, ranges, finiteness and rig-orthogonality: one that does not fit
+/// throws std::invalid_argument); the rest is built as without it.
 FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
-                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options = {});
+                          const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options = {},
+                          const FastCDSubspace* subspace = nullptr);
 
 }  // namespace fastcd

@@ -72,7 +72,7 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
                    rig.name(), " rig's rest positions differ from J p0 by ", (x0 - Jp).norm(),
                    ": use the full solver, or fold the offset into the rig's parameters");
     }
-    fast_ = fast_cd_precompute(X, T, J, p0, options_.cd);
+    fast_ = fast_cd_precompute(X, T, J, p0, options_.cd, options_.fast_subspace.get());
     state_ = fast_.initial_state();
   }
   precompute_s_ = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -38,6 +38,9 @@ struct SimulationOptions {
                                           ///< (false: advance is the solver step alone, for benchmarks)
   double divergence_extent_ratio = 10.0;  ///< see DivergenceMonitor
   double divergence_energy_ratio = 1e4;
+  /// Fast solver: the leak field, modes and clusters of an earlier precompute of the same mesh,
+  /// rig and settings (FastCD::subspace, e.g. from a precompute cache); null computes them.
+  std::shared_ptr<const FastCDSubspace> fast_subspace;
 };
 
 /// What one step measured (monitor on; step_seconds always).

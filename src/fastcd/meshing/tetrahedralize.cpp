@@ -19,6 +19,7 @@
 #include <string>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/hash.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/meshing/process.hpp"
 #include "fastcd/meshing/surface.hpp"
@@ -293,34 +294,23 @@ TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
   return out;
 }
 
-namespace {
-
-void fnv(std::uint64_t& h, const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ULL;
-}
-
-}  // namespace
-
 TetMesh tetrahedralize_cached(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
                               const TetrahedralizeOptions& options, const std::string& cache_dir, bool* from_cache) {
   if (from_cache != nullptr) *from_cache = false;
   if (cache_dir.empty()) return tetrahedralize(V, F, options);
   namespace fs = std::filesystem;
-  std::uint64_t h = 1469598103934665603ULL;
-  const std::string version = "fastcd tets 1|" + options.mesher + "|" + options.tetgen_program;
-  fnv(h, version.data(), version.size());
+  Hash64 h;
+  h.add("fastcd tets 1|" + options.mesher + "|" + options.tetgen_program);
   const Index dims[4] = {V.rows(), V.cols(), F.rows(), F.cols()};
-  fnv(h, dims, sizeof dims);
+  h.add(dims, sizeof dims);
   const MatrixXd Vc = V;
   const MatrixXi Fc = F;
-  fnv(h, Vc.data(), sizeof(double) * static_cast<std::size_t>(Vc.size()));
-  fnv(h, Fc.data(), sizeof(int) * static_cast<std::size_t>(Fc.size()));
+  h.add(Vc.data(), sizeof(double) * static_cast<std::size_t>(Vc.size()));
+  h.add(Fc.data(), sizeof(int) * static_cast<std::size_t>(Fc.size()));
   const double settings[4] = {options.grading, static_cast<double>(options.optimize_steps), options.tetgen_quality,
                               0.0};
-  fnv(h, settings, sizeof settings);
-  char name[40];
-  std::snprintf(name, sizeof name, "tets-%016llx.mesh", static_cast<unsigned long long>(h));
+  h.add(settings, sizeof settings);
+  const std::string name = "tets-" + h.hex() + ".mesh";
   const fs::path file = fs::path(cache_dir) / name;
   std::error_code ec;
   if (fs::is_regular_file(file, ec)) {
