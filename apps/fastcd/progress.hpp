@@ -70,7 +70,10 @@ class StageLines {
       auto& start = started_[work];
       if (done == 0) start = now;
       if (std::chrono::duration<double>(now - start).count() >= 0.5) {
-        std::fprintf(stdout, "  %s: %s (%d/%d)\n", work, stage, done + 1, total);
+        if (total > 0)
+          std::fprintf(stdout, "  %s: %s (%d/%d)\n", work, stage, done + 1, total);
+        else  // work of unknown length: the stage says how far it is
+          std::fprintf(stdout, "  %s: %s\n", work, stage);
         std::fflush(stdout);
       }
     });

@@ -9,11 +9,17 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "fastcd/common/cancel.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/io/gltf_io.hpp"
+#include "fastcd/io/mesh_io.hpp"
 #include "fastcd/meshing/surface.hpp"
 #include "io/io_test_util.hpp"
 #include "meshing/meshing_test_util.hpp"
@@ -80,6 +86,31 @@ TEST(Tetrahedralize, KeepsTheFoxSkin) {
   RecordProperty("tets", std::to_string(m.T.rows()));
   RecordProperty("min_dihedral_deg", test::sci(m.min_dihedral));
   RecordProperty("seconds", test::sci(m.seconds));
+}
+
+// Netgen offers no callback: a watcher reports that it runs (work of unknown length, total 0)
+// and turns request_cancel() into Netgen's terminate flag, so Ctrl-C stops a long meshing; the
+// flag is cleared again, so the next meshing runs whole.
+TEST(Tetrahedralize, NetgenReportsProgressAndStopsOnCancel) {
+  const SurfaceMesh spot = read_obj(test::shared_data("keenan-crane/spot_triangulated.obj"));
+  std::mutex m;
+  std::vector<std::pair<std::string, int>> reports;
+  set_progress_sink([&](const char* work, const char* stage, int, int total) {
+    const std::lock_guard<std::mutex> lock(m);
+    reports.emplace_back(std::string(work) + ": " + stage, total);
+    if (std::string(work) == "meshing (Netgen)") request_cancel();
+  });
+  clear_cancel();
+  test::expect_throw_with<Cancelled>([&] { tetrahedralize(spot.V, spot.F); }, "Netgen");
+  set_progress_sink({});
+  clear_cancel();
+  ASSERT_FALSE(reports.empty());
+  EXPECT_EQ(reports[0].first, "meshing (Netgen): filling the surface with tets");
+  EXPECT_EQ(reports[0].second, 0);
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  expect_fills(V, F, tetrahedralize(V, F));
 }
 
 TEST(Tetrahedralize, RefusesSurfacesThatBoundNoSolid) {

@@ -9,6 +9,8 @@
 namespace fastcd {
 
 /// work: "precompute (fast)", "loading"; stage: what starts now; done/total: stages so far.
+/// total 0: work of unknown length (Netgen meshing) reporting now and then, the stage text
+/// saying how far it is; done is 0 at its start and grows.
 using ProgressSink = std::function<void(const char* work, const char* stage, int done, int total)>;
 
 /// Installs the sink (an empty function removes it). Not to be called while library work runs.

@@ -3,9 +3,11 @@
 #include <dlfcn.h>
 #include <Eigen/Geometry>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,9 +19,12 @@
 #include <stdexcept>
 #include <streambuf>
 #include <string>
+#include <thread>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/hash.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/meshing/process.hpp"
 #include "fastcd/meshing/surface.hpp"
@@ -79,6 +84,15 @@ struct Netgen {
   std::ostream** mycout = nullptr;  // Netgen's message streams (libmesh; nglib has no quiet switch)
   std::ostream** myerr = nullptr;
   int* printmessage_importance = nullptr;
+  // Netgen's status block (netgen::multithread in libmesh, Netgen 6.2's layout): `terminate` asks
+  // the running mesher to stop. Its `task` text is not read: Netgen reassigns that string while
+  // it meshes, so another thread cannot read it safely.
+  struct Status {
+    int pause, testmode, redraw, drawing, terminate, running;
+    double percent;
+    const char* task;
+  };
+  volatile Status* status = nullptr;
 };
 
 template <class T>
@@ -129,6 +143,7 @@ const Netgen& netgen() {
   find_symbol(handle, "_ZN6netgen6mycoutE", n->mycout);
   find_symbol(handle, "_ZN6netgen5myerrE", n->myerr);
   find_symbol(handle, "_ZN6netgen23printmessage_importanceE", n->printmessage_importance);
+  find_symbol(handle, "_ZN6netgen11multithreadE", n->status);
   n->init();
   static NullBuffer* buffer = new NullBuffer;
   static std::ostream* null = new std::ostream(buffer);
@@ -138,6 +153,57 @@ const Netgen& netgen() {
   loaded = n;
   return *n;
 }
+
+// While Netgen fills a surface (it offers no callback): a thread that reports progress once a
+// second (the elapsed time: Netgen's own percentages restart with every internal step) and,
+// when request_cancel() arrives, sets Netgen's terminate flag so it stops at its next check.
+class NetgenWatch {
+ public:
+  NetgenWatch(const Netgen& ng, Index triangles) : ng_(ng), triangles_(triangles) {
+    ng_.status->terminate = 0;
+    detail::report_progress(kWork, "filling the surface with tets", 0, 0);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~NetgenWatch() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    ng_.status->terminate = 0;
+  }
+  NetgenWatch(const NetgenWatch&) = delete;
+  NetgenWatch& operator=(const NetgenWatch&) = delete;
+  bool cancelled() const { return cancelled_.load(); }
+
+ private:
+  static constexpr const char* kWork = "meshing (Netgen)";
+  void run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    int reported = 0;
+    std::unique_lock<std::mutex> lock(m_);
+    while (!done_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(50));
+      if (done_) break;
+      if (cancel_requested() && !cancelled_.exchange(true)) ng_.status->terminate = 1;
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (static_cast<int>(t) > reported) {
+        reported = static_cast<int>(t);
+        const std::string line =
+            "filling " + std::to_string(triangles_) + " triangles with tets, " + std::to_string(reported) + " s so far";
+        detail::report_progress(kWork, line.c_str(), reported, 0);
+      }
+    }
+  }
+  const Netgen& ng_;
+  Index triangles_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<bool> cancelled_{false};
+  std::thread thread_;
+};
 
 struct NetgenMesh {
   const Netgen& ng;
@@ -176,13 +242,17 @@ TetMesh run_netgen(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const M
     mp.optsteps_3d = options.optimize_steps;
     mp.check_overlapping_boundary = 0;  // check_surface did it, and names the triangles
     nglib::Ng_Result r = nglib::NG_ERROR;
+    bool cancelled = false;
     try {
+      const NetgenWatch watch(ng, F.rows());
       r = ng.generate_volume_mesh(m.mesh, &mp);
+      cancelled = watch.cancelled();
     } catch (const std::exception& e) {
       FASTCD_ENSURE(false, "Netgen failed: ", e.what());
     } catch (...) {
       FASTCD_ENSURE(false, "Netgen failed with an unknown exception");
     }
+    if (cancelled) throw Cancelled("tetrahedralisation (Netgen)");
     FASTCD_ENSURE(r == nglib::NG_OK, "Netgen failed to fill the surface (result ", static_cast<int>(r), ")");
     const int np = ng.get_np(m.mesh), ne = ng.get_ne(m.mesh);
     FASTCD_ENSURE(np >= V.rows() && ne > 0, "Netgen returned ", np, " points and ", ne, " tets for ", V.rows(),
