@@ -48,7 +48,7 @@ from .skinning_eigenmodes import skinning_eigenmodes
 from .spectral_cubature import spectral_cubature
 from . import io, solvers
 from .cd import (FullCD, ReducedCD, Simulation, handle, load_scene, momentum_leak_field, read_character, read_scene,
-                 read_surface_scene, rig_rest, write_gltf_outputs)
+                 read_surface_scene, rig_rest, skinned_scene, write_gltf_outputs)
 from ._fastcd import set_threads, threads
 from ._fastcd import LinearRig, Rig, Scene, cage_rig, extremity_vertices, finite_difference_jacobian, point_handle_rig
 from .geometry import (beam, boundary_facets, boundary_vertices, cluster_grouping_matrices,
@@ -79,7 +79,7 @@ __all__ = [
     # any rig: subclass Rig in Python (positions(p), optionally jacobian(p)); cages; point handles
     "Rig", "LinearRig", "cage_rig", "point_handle_rig", "extremity_vertices", "finite_difference_jacobian",
     # scenes and files
-    "Scene", "load_scene", "read_scene", "read_character", "read_surface_scene", "write_gltf_outputs",
+    "Scene", "load_scene", "read_scene", "read_character", "read_surface_scene", "skinned_scene", "write_gltf_outputs",
     "io", "read_obj", "read_obj_2d", "write_obj", "read_off", "read_mesh",
     "write_mesh", "read_msh", "read_tetgen", "read_volume_mesh", "read_tgf", "read_dmat", "write_dmat",
     "read_pc2", "write_pc2",

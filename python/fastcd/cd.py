@@ -289,6 +289,32 @@ def read_character(path, clip="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0
                                   voxel_resolution=int(voxel_resolution), cache_dir=str(cache_dir))
 
 
+def skinned_scene(skins, poses, joint_points=None, name="character", source="", scale=1.0, ym=2e4, pr=0.45,
+                  rho=1000.0, dt=1.0 / 60.0, mesher="netgen", voxel_resolution=24, cache_dir=""):
+    """A skinned, animated character given as arrays (no file): what the Blender add-on reads from
+    Blender, made into a scene as ``fastcd run`` makes a glTF character (welded, filled with tets,
+    weights carried inside, normalised; material in physical units, ``scale`` metres per unit).
+
+    ``skins``: a list of dicts ``{"label", "V" (n, 3), "F" (f, 3), "W" (n, joints), "leak" (n,) or
+    None}``, each its own body and joints (numbered skin after skin). ``poses``: one array per step
+    of 12 entries per joint, each joint's column-major 3x4 ``[A | t]`` taking bind-space points to
+    their posed place; the first pose is where the simulation starts at rest. A painted ``leak``
+    field is used by ``simulation_from_scene(..., leak="painted")``."""
+    import numpy as np
+    items = []
+    for k in skins:
+        d = {"label": str(k.get("label", "skin")), "V": np.asarray(k["V"], dtype=np.float64),
+             "F": np.asarray(k["F"], dtype=np.int32), "W": np.asarray(k["W"], dtype=np.float64)}
+        if k.get("leak") is not None:
+            d["leak"] = np.asarray(k["leak"], dtype=np.float64)
+        items.append(d)
+    jp = np.zeros((0, 3)) if joint_points is None else np.asarray(joint_points, dtype=np.float64)
+    return _fastcd.skinned_scene(items, [np.asarray(p, dtype=np.float64) for p in poses], joint_points=jp,
+                                 name=str(name), source=str(source), scale=float(scale), ym=float(ym), pr=float(pr),
+                                 rho=float(rho), dt=float(dt), mesher=str(mesher),
+                                 voxel_resolution=int(voxel_resolution), cache_dir=str(cache_dir))
+
+
 def read_surface_scene(path, handles, anim, weights="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0,
                        mesher="netgen", cache_dir=""):
     """A closed surface (.obj / .off / .ply) driven by handles (a TGF) and their animation (the

@@ -175,6 +175,8 @@ void bind_io(py::module_& m) {
       .def_readonly("input_files", &Scene::input_files)
       .def_readonly("notes", &Scene::notes)
       .def_readonly("metres_per_normalised_unit", &Scene::metres_per_normalised_unit)
+      .def_readonly("leak_values", &Scene::leak_values)
+      .def_readonly("render_W", &Scene::render_W)
       .def_property_readonly("output_faces", [](const Scene& s) { return output_surface(s).F; })
       .def(
           "to_file_units", [](const Scene& s, const MatRef& X) { return to_file_units(s, output_surface(s), X); },
@@ -215,6 +217,40 @@ void bind_io(py::module_& m) {
       "mesher"_a = "netgen", "voxel_resolution"_a = 24, "cache_dir"_a = "",
       "Loads a skinned, animated glTF 2.0 character (.glb / .gltf) as fastcd run does: every skin a body of tets, "
       "one clip sampled at dt; material in physical units (Pa, kg/m^3), scale = metres per file unit.");
+  m.def(
+      "skinned_scene",
+      [](const py::list& skins, const std::vector<VectorXd>& poses, const MatrixXd& joint_points,
+         const std::string& name, const std::string& source, double scale, double ym, double pr, double rho, double dt,
+         const std::string& mesher, int voxel_resolution, const std::string& cache_dir) {
+        SkinnedCharacter c;
+        c.name = name;
+        for (const py::handle& h : skins) {
+          const auto d = py::cast<py::dict>(h);
+          SkinnedSurface k;
+          k.label = d.contains("label") ? py::cast<std::string>(d["label"]) : "skin " + std::to_string(c.skins.size());
+          k.V = py::cast<MatrixXd>(d["V"]);
+          k.F = py::cast<MatrixXi>(d["F"]);
+          k.W = py::cast<MatrixXd>(d["W"]);
+          if (d.contains("leak") && !d["leak"].is_none()) k.leak = py::cast<VectorXd>(d["leak"]);
+          c.skins.push_back(std::move(k));
+        }
+        c.poses = poses;
+        c.joint_points = joint_points;
+        GltfSceneOptions o;
+        set_physical(o, scale, ym, pr, rho, dt);
+        o.tets.mesher = mesher;
+        o.voxel.resolution = voxel_resolution;
+        o.cache_dir = cache_dir;
+        py::gil_scoped_release release;
+        return std::make_shared<Scene>(skinned_scene(c, o, source.empty() ? "skinned_scene '" + name + "'" : source));
+      },
+      "skins"_a, "poses"_a, "joint_points"_a = MatrixXd(), "name"_a = "character", "source"_a = "", "scale"_a = 1.0,
+      "ym"_a = 2e4, "pr"_a = 0.45, "rho"_a = 1000.0, "dt"_a = 1.0 / 60.0, "mesher"_a = "netgen",
+      "voxel_resolution"_a = 24, "cache_dir"_a = "",
+      "A skinned character given as data (a DCC's mesh, weights and bone poses; no file), as fastcd run makes a "
+      "glTF character: skins = [{'label', 'V' (n, 3), 'F' (f, 3), 'W' (n, joints: rows sum to 1), 'leak' "
+      "(optional (n,) painted leak field in [0, 1]; leak='painted' uses it)}], poses = per step 12 entries per "
+      "joint (column-major 3x4 [A | t] from bind space), units: scale metres per unit, ym Pa, rho kg/m^3.");
   m.def(
       "read_surface_scene",
       [](const std::string& path, const std::string& handles, const std::string& anim, const std::string& weights,

@@ -426,3 +426,77 @@ TEST_F(GltfScene, VoxelMesherTakesAnOpenSkin) {
 
 }  // namespace
 }  // namespace fastcd
+
+namespace fastcd {
+namespace {
+
+// A character given as data (the Blender add-on's way in): the same scene as from the file, a
+// painted leak field carried inside in [0, 1], and bad data refused naming the skin and vertex.
+SkinnedCharacter rigged_simple_as_data(const GltfCharacter& c) {
+  SkinnedCharacter sc;
+  sc.name = "data";
+  sc.skins.push_back({"object 'Cylinder'", c.meshes[0].V, c.meshes[0].F, c.meshes[0].W, {}});
+  sc.poses = gltf_sample_clip(c, 0, 0, 1.0 / 60.0);
+  return sc;
+}
+
+TEST(SkinnedScene, DataGivesTheSceneTheFileGives) {
+  const std::string path = kKhronos + "RiggedSimple.glb";
+  const Scene file = load_gltf_scene(path);
+  const Scene data = skinned_scene(rigged_simple_as_data(read_gltf(path)), {}, "test");
+  EXPECT_EQ(data.layout, "skinned");
+  EXPECT_EQ(data.X, file.X);
+  EXPECT_EQ(data.T, file.T);
+  EXPECT_EQ(data.W, file.W);
+  ASSERT_EQ(data.poses.size(), file.poses.size());
+  for (std::size_t f = 0; f < data.poses.size(); ++f) EXPECT_EQ(data.poses[f], file.poses[f]);
+  EXPECT_EQ(data.leak_values.size(), 0);
+}
+
+TEST(SkinnedScene, APaintedLeakFieldIsCarriedInsideAndUsedWhenAskedFor) {
+  const GltfCharacter c = read_gltf(kKhronos + "RiggedSimple.glb");
+  SkinnedCharacter sc = rigged_simple_as_data(c);
+  const MatrixXd& V = sc.skins[0].V;
+  const double lo = V.col(1).minCoeff(), hi = V.col(1).maxCoeff();
+  sc.skins[0].leak = (V.col(1).array() - lo) / (hi - lo);  // 0 at one end, 1 at the other
+  const Scene s = skinned_scene(sc, {}, "test");
+  ASSERT_EQ(s.leak_values.size(), s.X.rows());
+  EXPECT_GE(s.leak_values.minCoeff(), 0.0);
+  EXPECT_LE(s.leak_values.maxCoeff(), 1.0);
+  // On the surface the painted values exactly (each render vertex on its tet vertex).
+  const VectorXd on_surface = s.render_E * s.leak_values;
+  EXPECT_LT((on_surface - sc.skins[0].leak).cwiseAbs().maxCoeff(), 1e-12);
+  SceneRunSettings run;
+  run.leak = "painted";
+  const SimulationOptions o = scene_simulation_options(s, run);
+  EXPECT_EQ(o.cd.leak.kind, LeakFieldKind::Values);
+  EXPECT_EQ(o.cd.leak.values, s.leak_values);
+  Simulation sim = make_simulation(s, o);
+  EXPECT_EQ(sim.D(), s.leak_values);
+  const Scene plain = skinned_scene(rigged_simple_as_data(c), {}, "test");
+  test::expect_throw_with<std::invalid_argument>([&] { scene_simulation_options(plain, run); },
+                                                 "no painted leak field");
+}
+
+TEST(SkinnedScene, BadDataIsRefusedNamingTheSkinAndVertex) {
+  const GltfCharacter c = read_gltf(kKhronos + "RiggedSimple.glb");
+  auto expect = [&](auto change, const std::string& needle) {
+    SkinnedCharacter sc = rigged_simple_as_data(c);
+    change(sc);
+    test::expect_throw_with<std::runtime_error>([&] { skinned_scene(sc, {}, "Blender object 'Cylinder'"); }, needle);
+  };
+  expect([](SkinnedCharacter& sc) { sc.skins[0].W.row(7).setZero(); },
+         "Blender object 'Cylinder': object 'Cylinder': the skin weights of vertex 7 are not a partition of unity");
+  expect([](SkinnedCharacter& sc) { sc.skins[0].W.conservativeResize(3, Eigen::NoChange); }, "skin weights are (3, 2)");
+  expect([](SkinnedCharacter& sc) { sc.skins[0].V(2, 1) = std::nan(""); }, "NaN");
+  expect([](SkinnedCharacter& sc) { sc.skins[0].F(0, 0) = 100000; }, "names vertex 100000");
+  expect([](SkinnedCharacter& sc) { sc.poses[3].conservativeResize(5); }, "frame 3's pose has 5 entries");
+  expect([](SkinnedCharacter& sc) { sc.poses.clear(); }, "no animation frames");
+  expect([](SkinnedCharacter& sc) { sc.skins[0].leak = VectorXd::Constant(sc.skins[0].V.rows(), 1.5); },
+         "outside [0, 1]");
+  expect([](SkinnedCharacter& sc) { sc.skins.clear(); }, "no skinned surface");
+  expect([](SkinnedCharacter& sc) { sc.skins[0].F.row(1) = sc.skins[0].F.row(0); }, "does not bound a solid");
+}
+
+}  // namespace
+}  // namespace fastcd

@@ -28,8 +28,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// `source` names what is read: "load_gltf_scene: '<path>'", "Blender object 'Body'".
+[[noreturn]] void fail_at(const std::string& source, const std::string& what) {
+  throw std::runtime_error(source + ": " + what);
+}
+
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw std::runtime_error("load_gltf_scene: '" + path + "': " + what);
+  fail_at("load_gltf_scene: '" + path + "'", what);
 }
 
 std::string fmt(double v, const char* f = "%.4g") {
@@ -58,6 +63,7 @@ struct Body {
   MatrixXd X;
   MatrixXi T, surface;
   MatrixXd W;
+  VectorXd leak;           // painted leak field on the tet vertices (empty when none was given)
   std::vector<Triplet> E;  // render vertex -> tet vertex (both numbered within the body)
   VectorXi element;        // the tet each render vertex is in
   double max_distance = 0;
@@ -77,7 +83,7 @@ std::string mesh_label(const GltfCharacter& c, const GltfSkinnedMesh& m) {
   return out.empty() ? "'" + m.name + "'" : out;
 }
 
-Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinnedMesh& m, const GltfSceneOptions& o,
+Body skin_body(const std::string& path /* the source */, const SkinnedSurface& m, const GltfSceneOptions& o,
                const std::string& who, Scene& s) {
   Body b;
   detail::throw_if_cancelled("load_gltf_scene");
@@ -87,7 +93,7 @@ Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinne
     try {
       vm = voxel_mesh(w.V, w.F, o.voxel);
     } catch (const std::exception& e) {
-      fail(path, who + "voxelising the skin: " + e.what());
+      fail_at(path, who + "voxelising the skin: " + e.what());
     }
     s.notes.push_back(who + "welded " + std::to_string(m.V.rows()) + " -> " + std::to_string(w.V.rows()) +
                       " vertices; voxels: " + std::to_string(vm.cells) + " cells of " + fmt(vm.cell_size) + " (" +
@@ -101,7 +107,7 @@ Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinne
     try {
       h = harmonic_fit(vm.X, vm.T, emb.E, m.W);
     } catch (const std::exception& e) {
-      fail(path, who + "fitting the skin weights to the voxels: " + e.what());
+      fail_at(path, who + "fitting the skin weights to the voxels: " + e.what());
     }
     s.notes.push_back(who + "weights: fitted to the " + std::to_string(m.V.rows()) + " skin vertices (largest error " +
                       fmt(h.fit_error) + "; " + std::to_string(h.clamped) + " negatives clamped, most " +
@@ -111,6 +117,11 @@ Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinne
                            " cells along the longest side) is too coarse for the skin weights: they differ by up to " +
                            fmt(h.fit_error) +
                            "; raise --voxel-resolution for a body that follows the rig more closely");
+    if (m.leak.size() > 0) {
+      MatrixXd L(m.V.rows(), 2);
+      L << m.leak, 1.0 - m.leak.array();
+      b.leak = harmonic_fit(vm.X, vm.T, emb.E, L).W.col(0);
+    }
     b.X = std::move(vm.X);
     b.T = std::move(vm.T);
     b.surface = boundary_facets(b.T).F;
@@ -126,13 +137,14 @@ Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinne
   try {
     tm = tetrahedralize_shells(w.V, w.F, o.tets, o.cache_dir);
   } catch (const std::invalid_argument& e) {
-    fail(path, who + "the skin of " + mesh_label(c, m) + " does not bound a solid (after welding " +
-                   std::to_string(m.V.rows()) + " vertices to " + std::to_string(w.V.rows()) + "; welded indices): " +
-                   e.what() + ". Close it in the modelling tool, or use --mesher voxel (a grid embedding the skin)");
+    fail_at(path, who + "the skin of " + m.label + " does not bound a solid (after welding " +
+                      std::to_string(m.V.rows()) + " vertices to " + std::to_string(w.V.rows()) +
+                      "; welded indices): " + e.what() +
+                      ". Close it in the modelling tool, or use --mesher voxel (a grid embedding the skin)");
   } catch (const Cancelled&) {
     throw;
   } catch (const std::exception& e) {
-    fail(path, who + "tetrahedralising the skin: " + e.what());
+    fail_at(path, who + "tetrahedralising the skin: " + e.what());
   }
   if (tm.reversed > 0)
     s.warnings.push_back(who + std::to_string(tm.reversed) + " of the skin's " + std::to_string(tm.shells) +
@@ -172,6 +184,12 @@ Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinne
                     std::to_string(tm.tets.X.rows() - w.V.rows()) + " harmonic inside (" + std::to_string(h.clamped) +
                     " negatives clamped, most " + fmt(h.most_negative) + "), " + fmt(seconds_since(t_w), "%.2f") +
                     " s");
+  if (m.leak.size() > 0) {
+    // The painted field as a two-column partition of unity [D, 1 - D]: the extension keeps it in [0, 1].
+    MatrixXd L(w.V.rows(), 2);
+    for (Index k = 0; k < w.V.rows(); ++k) L.row(k) << m.leak[first[k]], 1.0 - m.leak[first[k]];
+    b.leak = harmonic_extension(tm.tets.X, tm.tets.T, known, L).W.col(0);
+  }
   b.X = std::move(tm.tets.X);
   b.T = std::move(tm.tets.T);
   b.surface = std::move(tm.F);
@@ -191,29 +209,60 @@ Body skin_body(const std::string& path, const GltfCharacter& c, const GltfSkinne
 
 }  // namespace
 
-Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
-  if (!(o.dt > 0) || !std::isfinite(o.dt)) fail(path, "dt must be > 0, got " + fmt(o.dt));
+Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const std::string& source) {
+  const std::string& path = source;  // skin_body's name for it
+  if (!(o.dt > 0) || !std::isfinite(o.dt)) fail_at(path, "dt must be > 0, got " + fmt(o.dt));
   if (!(o.metres_per_unit > 0) || !std::isfinite(o.metres_per_unit))
-    fail(path, "the length unit (--scale, metres per file unit) must be > 0, got " + fmt(o.metres_per_unit));
-  if (!(o.ym > 0) || !std::isfinite(o.ym)) fail(path, "YM must be > 0, got " + fmt(o.ym));
-  if (!(o.pr > -1 && o.pr < 0.5)) fail(path, "pr must lie in (-1, 0.5), got " + fmt(o.pr));
-  if (!(o.rho > 0) || !std::isfinite(o.rho)) fail(path, "rho must be > 0, got " + fmt(o.rho));
-
-  const GltfCharacter c = read_gltf(path);
-  int clip = 0;
-  try {
-    clip = gltf_clip_index(c, o.clip.empty() ? std::string("0") : o.clip);
-  } catch (const std::invalid_argument& e) {
-    fail(path, e.what());
+    fail_at(path, "the length unit (--scale, metres per file unit) must be > 0, got " + fmt(o.metres_per_unit));
+  if (!(o.ym > 0) || !std::isfinite(o.ym)) fail_at(path, "YM must be > 0, got " + fmt(o.ym));
+  if (!(o.pr > -1 && o.pr < 0.5)) fail_at(path, "pr must lie in (-1, 0.5), got " + fmt(o.pr));
+  if (!(o.rho > 0) || !std::isfinite(o.rho)) fail_at(path, "rho must be > 0, got " + fmt(o.rho));
+  const std::size_t K = c.skins.size();
+  if (K == 0) fail_at(path, "no skinned surface");
+  Index joints = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    const SkinnedSurface& m = c.skins[k];
+    if (m.V.cols() != 3 || m.F.cols() != 3 || m.V.rows() == 0 || m.F.rows() == 0)
+      fail_at(path, m.label + ": expected vertices (n, 3) and triangles (m, 3), got (" + std::to_string(m.V.rows()) +
+                        ", " + std::to_string(m.V.cols()) + ") and (" + std::to_string(m.F.rows()) + ", " +
+                        std::to_string(m.F.cols()) + ")");
+    if (!m.V.allFinite()) fail_at(path, m.label + ": vertex positions have NaN or Inf");
+    if (m.F.minCoeff() < 0 || m.F.maxCoeff() >= m.V.rows())
+      fail_at(path, m.label + ": a triangle names vertex " +
+                        std::to_string(m.F.minCoeff() < 0 ? m.F.minCoeff() : m.F.maxCoeff()) + " of " +
+                        std::to_string(m.V.rows()));
+    if (m.W.rows() != m.V.rows() || m.W.cols() == 0)
+      fail_at(path, m.label + ": skin weights are (" + std::to_string(m.W.rows()) + ", " + std::to_string(m.W.cols()) +
+                        ") for " + std::to_string(m.V.rows()) + " vertices");
+    for (Index v = 0; v < m.W.rows(); ++v) {
+      const double sum = m.W.row(v).sum();
+      if (!m.W.row(v).allFinite() || m.W.row(v).minCoeff() < 0 || std::abs(sum - 1) > 1e-6)
+        fail_at(path, m.label + ": the skin weights of vertex " + std::to_string(v) +
+                          " are not a partition of unity (non-negative, summing to 1; sum " + fmt(sum) +
+                          "): every vertex needs weights on the joints that move it");
+    }
+    if (m.leak.size() > 0 &&
+        (m.leak.size() != m.V.rows() || !m.leak.allFinite() || m.leak.minCoeff() < 0 || m.leak.maxCoeff() > 1))
+      fail_at(path, m.label + ": the painted leak field has " + std::to_string(m.leak.size()) + " values for " +
+                        std::to_string(m.V.rows()) + " vertices, or values outside [0, 1]");
+    if ((m.leak.size() > 0) != (c.skins[0].leak.size() > 0))
+      fail_at(path, m.label + ": a painted leak field must be given for every skin or for none");
+    joints += m.W.cols();
   }
-  const std::size_t K = c.meshes.size();
+  if (c.poses.empty()) fail_at(path, "no animation frames");
+  for (std::size_t f = 0; f < c.poses.size(); ++f)
+    if (c.poses[f].size() != 12 * joints || !c.poses[f].allFinite())
+      fail_at(path, "frame " + std::to_string(f) + "'s pose has " + std::to_string(c.poses[f].size()) +
+                        " entries (or NaN), expected 12 per joint for " + std::to_string(joints) + " joints");
+  if (c.joint_points.size() > 0 && (c.joint_points.rows() != joints || c.joint_points.cols() != 3))
+    fail_at(path, "joint points are (" + std::to_string(c.joint_points.rows()) + ", " +
+                      std::to_string(c.joint_points.cols()) + "), expected (" + std::to_string(joints) + ", 3)");
+
   Scene s;
-  s.name = fs::path(path).stem().string();
-  s.layout = "gltf";
+  s.name = c.name;
+  s.layout = c.layout;
   s.dim = 3;
   s.kind = HandleKind::Bones;
-  s.input_files.push_back(fs::absolute(path).lexically_normal().string());
-  s.warnings = c.warnings;
   s.dt = o.dt;
   s.pr = o.pr;
   s.model = "arap";
@@ -225,33 +274,31 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   std::vector<Body> bodies;
   std::vector<Index> joint_offset{0};
   for (std::size_t k = 0; k < K; ++k) {
-    const GltfSkinnedMesh& m = c.meshes[k];
-    const GltfSkin& skin = c.skins[static_cast<std::size_t>(m.skin)];
-    const std::string label = mesh_label(c, m);
-    const std::string who = K > 1 ? label + " (skin " + std::to_string(m.skin) + "): " : std::string();
+    const SkinnedSurface& m = c.skins[k];
+    const std::string who = K > 1 ? m.label + ": " : std::string();
     const Eigen::RowVector3d lo = m.V.colwise().minCoeff(), hi = m.V.colwise().maxCoeff();
-    s.notes.push_back(label + ": " + std::to_string(m.V.rows()) + " vertices, " + std::to_string(m.F.rows()) +
-                      " triangles, " + std::to_string(skin.joints.size()) + " joints; bind-pose box " +
-                      fmt(hi.x() - lo.x()) + " x " + fmt(hi.y() - lo.y()) + " x " + fmt(hi.z() - lo.z()) +
-                      " file units (" + fmt((hi - lo).maxCoeff() * o.metres_per_unit) + " m at " +
-                      fmt(o.metres_per_unit) + " m per unit)");
-    bodies.push_back(skin_body(path, c, m, o, who, s));
-    joint_offset.push_back(joint_offset.back() + static_cast<Index>(skin.joints.size()));
+    s.notes.push_back(m.label + ": " + std::to_string(m.V.rows()) + " vertices, " + std::to_string(m.F.rows()) +
+                      " triangles, " + std::to_string(m.W.cols()) + " joints; bind-pose box " + fmt(hi.x() - lo.x()) +
+                      " x " + fmt(hi.y() - lo.y()) + " x " + fmt(hi.z() - lo.z()) + " file units (" +
+                      fmt((hi - lo).maxCoeff() * o.metres_per_unit) + " m at " + fmt(o.metres_per_unit) +
+                      " m per unit)");
+    bodies.push_back(skin_body(path, m, o, who, s));
+    joint_offset.push_back(joint_offset.back() + m.W.cols());
   }
   s.handles = joint_offset.back();
-
   // The bodies as one mesh: vertices and tets stacked, weights block-diagonal over the joints.
   Index nx = 0, nt = 0, nf = 0, nr = 0;
   for (std::size_t k = 0; k < K; ++k) {
     nx += bodies[k].X.rows();
     nt += bodies[k].T.rows();
     nf += bodies[k].surface.rows();
-    nr += c.meshes[k].V.rows();
+    nr += c.skins[k].V.rows();
   }
   MatrixXd TX(nx, 3);
   s.T.resize(nt, 4);
   s.surface.resize(nf, 3);
   s.W = MatrixXd::Zero(nx, s.handles);
+  if (c.skins[0].leak.size() > 0) s.leak_values = VectorXd::Zero(nx);
   MatrixXd RV(nr, 3);
   s.render_W = MatrixXd::Zero(nr, s.handles);
   s.render_element.resize(nr);
@@ -261,12 +308,13 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
     Index x0 = 0, t0 = 0, f0 = 0, r0 = 0;
     for (std::size_t k = 0; k < K; ++k) {
       const Body& b = bodies[k];
-      const GltfSkinnedMesh& m = c.meshes[k];
+      const SkinnedSurface& m = c.skins[k];
       const Index j0 = joint_offset[k], nj = joint_offset[k + 1] - j0;
       TX.middleRows(x0, b.X.rows()) = b.X;
       s.T.middleRows(t0, b.T.rows()) = b.T.array() + static_cast<int>(x0);
       s.surface.middleRows(f0, b.surface.rows()) = b.surface.array() + static_cast<int>(x0);
       s.W.block(x0, j0, b.X.rows(), nj) = b.W;
+      if (b.leak.size() > 0) s.leak_values.segment(x0, b.X.rows()) = b.leak;
       RV.middleRows(r0, m.V.rows()) = m.V;
       render_F.push_back(m.F.array() + static_cast<int>(r0));
       s.render_W.block(r0, j0, m.V.rows(), nj) = m.W;
@@ -285,7 +333,7 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   s.center = ((TX.colwise().maxCoeff() + TX.colwise().minCoeff()) / 2.0).transpose();
   const MatrixXd Xc = TX.rowwise() - s.center.transpose();
   s.scale = Xc.cwiseAbs().maxCoeff();
-  if (!(s.scale > 0)) fail(path, "the skin has zero extent");
+  if (!(s.scale > 0)) fail_at(path, "the skin has zero extent");
   s.X = Xc / s.scale;
   const double L = s.scale * o.metres_per_unit;
   s.metres_per_normalised_unit = L;
@@ -293,44 +341,25 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   s.rho = o.rho;
 
   // Joints at rest (bind pose, normalised) for drawing.
-  s.handle_points.resize(s.handles, 3);
-  for (std::size_t k = 0; k < K; ++k) {
-    const GltfSkin& skin = c.skins[static_cast<std::size_t>(c.meshes[k].skin)];
-    for (std::size_t j = 0; j < skin.joints.size(); ++j) {
-      const Eigen::Vector3d p = skin.inverse_bind[j].inverse().topRightCorner<3, 1>();
-      s.handle_points.row(joint_offset[k] + static_cast<Index>(j)) = ((p - s.center) / s.scale).transpose();
-    }
-  }
+  s.handle_points = MatrixXd::Zero(s.handles, 3);
+  if (c.joint_points.size() > 0) s.handle_points = (c.joint_points.rowwise() - s.center.transpose()) / s.scale;
 
-  // Poses: the clip at k dt for every skin, each joint's [A | t] taken to normalised coordinates
-  // (x_n = (x - c) / s: A stays, t -> (A c + t - c) / s), the skins' joints one after another.
-  std::vector<std::vector<VectorXd>> per_skin(K);
-  try {
-    for (std::size_t k = 0; k < K; ++k) per_skin[k] = gltf_sample_clip(c, static_cast<int>(k), clip, o.dt);
-  } catch (const std::exception& e) {
-    fail(path, e.what());
-  }
-  const std::size_t frames = per_skin[0].size();
+  // Poses: each joint's [A | t] taken to normalised coordinates (x_n = (x - c) / s: A stays,
+  // t -> (A c + t - c) / s).
   const Eigen::Vector3d ctr = s.center;
-  s.poses.assign(frames, VectorXd(12 * s.handles));
-  for (std::size_t f = 0; f < frames; ++f) {
-    VectorXd& p = s.poses[f];
-    for (std::size_t k = 0; k < K; ++k) p.segment(12 * joint_offset[k], per_skin[k][f].size()) = per_skin[k][f];
+  s.poses = c.poses;
+  for (VectorXd& p : s.poses)
     for (Index j = 0; j < s.handles; ++j) {
       Eigen::Map<Eigen::Matrix<double, 3, 4>> A(p.data() + 12 * j);
       A.col(3) = (A.leftCols<3>() * ctr + A.col(3) - ctr) / s.scale;
     }
-  }
   s.frames_declared = static_cast<Index>(s.poses.size());
-  s.clip = std::to_string(clip);
-  s.notes.push_back("clip '" + c.clips[static_cast<std::size_t>(clip)].name + "' (" +
-                    fmt(c.clips[static_cast<std::size_t>(clip)].duration, "%.3g") +
-                    " s): " + std::to_string(s.poses.size()) + " frames at dt " + fmt(o.dt, "%.4g") + " s");
   // The simulation starts at the clip's first frame, at rest: the bind pose is usually far from
   // it (a T-pose; on the COLLADA2GLTF files a Z-up root turns everything by 90 degrees), and
   // starting there would jerk the tissue into the first frame in one step.
   s.rest_pose = s.poses.front();
-  s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, 3, "lbs (glTF skin)");
+  s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, 3,
+                                      c.layout == "gltf" ? "lbs (glTF skin)" : "lbs (skin)");
 
   // Output: every render vertex of every skin, in the tets.
   s.render_V = (RV.rowwise() - s.center.transpose()) / s.scale;
@@ -345,6 +374,59 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
   s.render_E.resize(nr, s.X.rows());
   s.render_E.setFromTriplets(E.begin(), E.end());
   s.render_max_distance /= s.scale;  // voxel embeddings: the farthest render vertex outside the tets
+  return s;
+}
+
+Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
+  if (!(o.dt > 0) || !std::isfinite(o.dt)) fail(path, "dt must be > 0, got " + fmt(o.dt));
+  const GltfCharacter c = read_gltf(path);
+  int clip = 0;
+  try {
+    clip = gltf_clip_index(c, o.clip.empty() ? std::string("0") : o.clip);
+  } catch (const std::invalid_argument& e) {
+    fail(path, e.what());
+  }
+  const std::size_t K = c.meshes.size();
+  SkinnedCharacter sc;
+  sc.name = fs::path(path).stem().string();
+  sc.layout = "gltf";
+  Index joints = 0;
+  for (const GltfSkinnedMesh& m : c.meshes)
+    joints += static_cast<Index>(c.skins[static_cast<std::size_t>(m.skin)].joints.size());
+  sc.joint_points.resize(joints, 3);
+  Index j0 = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    const GltfSkinnedMesh& m = c.meshes[k];
+    const GltfSkin& skin = c.skins[static_cast<std::size_t>(m.skin)];
+    const std::string label = mesh_label(c, m);
+    sc.skins.push_back({K > 1 ? label + " (skin " + std::to_string(m.skin) + ")" : label, m.V, m.F, m.W});
+    for (std::size_t j = 0; j < skin.joints.size(); ++j)
+      sc.joint_points.row(j0 + static_cast<Index>(j)) =
+          skin.inverse_bind[j].inverse().topRightCorner<3, 1>().transpose();
+    j0 += static_cast<Index>(skin.joints.size());
+  }
+  // The clip at k dt for every skin, the skins' joints one after another.
+  std::vector<std::vector<VectorXd>> per_skin(K);
+  try {
+    for (std::size_t k = 0; k < K; ++k) per_skin[k] = gltf_sample_clip(c, static_cast<int>(k), clip, o.dt);
+  } catch (const std::exception& e) {
+    fail(path, e.what());
+  }
+  sc.poses.assign(per_skin[0].size(), VectorXd(12 * joints));
+  for (std::size_t f = 0; f < sc.poses.size(); ++f) {
+    Index at = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      sc.poses[f].segment(at, per_skin[k][f].size()) = per_skin[k][f];
+      at += per_skin[k][f].size();
+    }
+  }
+  Scene s = skinned_scene(sc, o, "load_gltf_scene: '" + path + "'");
+  s.input_files.push_back(fs::absolute(path).lexically_normal().string());
+  s.warnings.insert(s.warnings.begin(), c.warnings.begin(), c.warnings.end());
+  s.clip = std::to_string(clip);
+  s.notes.push_back("clip '" + c.clips[static_cast<std::size_t>(clip)].name + "' (" +
+                    fmt(c.clips[static_cast<std::size_t>(clip)].duration, "%.3g") +
+                    " s): " + std::to_string(s.poses.size()) + " frames at dt " + fmt(o.dt, "%.4g") + " s");
   return s;
 }
 

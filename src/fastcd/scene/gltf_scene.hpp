@@ -31,6 +31,39 @@ struct GltfSceneOptions {
   std::string cache_dir;
 };
 
+/// One skinned surface of a character given as data (a glTF skin's mesh nodes, a Blender mesh
+/// object): render vertices in file units (bind space), triangles, and skin weights on its own
+/// joints (#V x joints, each row a partition of unity).
+struct SkinnedSurface {
+  std::string label;  ///< for messages and notes: "'fox' + 'eye'", "object 'Body'"
+  MatrixXd V;         ///< #V x 3
+  MatrixXi F;         ///< #F x 3
+  MatrixXd W;         ///< #V x its joints
+  VectorXd leak;      ///< optional #V painted leak field in [0, 1] (Scene::leak_values inside)
+};
+
+/// A skinned, animated character as data: its skins (each its own body and joints; the joints
+/// numbered skin after skin) and one pose per simulation step.
+struct SkinnedCharacter {
+  std::string name;
+  std::string layout = "skinned";  ///< Scene::layout ("gltf" for load_gltf_scene)
+  std::vector<SkinnedSurface> skins;
+  /// Per step (dt apart), 12 entries per joint: the column-major 3x4 [A | t] taking bind-space
+  /// points (file units) to their posed place, x = sum_j w_j (A_j X + t_j). The first is where
+  /// the simulation starts, at rest.
+  std::vector<VectorXd> poses;
+  MatrixXd joint_points;  ///< #joints x 3 bind-pose joint positions (file units) for drawing; may be empty
+};
+
+/// The Scene of a character given as data, as load_gltf_scene makes it from a file: every skin
+/// welded and filled with tets (o.tets / o.voxel, cached in o.cache_dir), its weights carried
+/// inside, normalised, with the material in physical units (o.metres_per_unit); o.clip unused.
+/// `source` starts every error message ("Blender object 'Body'").
+/// @throws std::runtime_error "<source>: ..." for bad shapes, NaN, weights that are not a
+///         partition of unity (naming the vertex), poses of the wrong size, a skin that does not
+///         bound a solid, a meshing failure.
+Scene skinned_scene(const SkinnedCharacter& character, const GltfSceneOptions& options, const std::string& source);
+
 /// True for a path ending in .glb or .gltf (any case).
 bool is_gltf_file(const std::string& path);
 

@@ -64,6 +64,9 @@ struct Scene {
   std::vector<std::string> input_files;  ///< every file the scene read (absolute, normalised)
   std::vector<std::string> warnings;     ///< things the user should know (renormalised weights, ...)
   std::vector<std::string> notes;        ///< what loading did (glTF: weld, tets, weights), for the log
+  /// A leak field painted on the input (a Blender vertex group): #V values in [0, 1] on the tet
+  /// vertices (the surface's own, harmonic inside); the run's leak setting "painted" uses it.
+  VectorXd leak_values;
   /// Metres per normalised unit when the scene is in physical units (glTF characters); 0 for
   /// the releases' scenes, whose material and gravity are given in normalised units.
   double metres_per_normalised_unit = 0;

@@ -19,7 +19,15 @@ SimulationOptions scene_simulation_options(const Scene& scene, const SceneRunSet
   o.cd.iterations = run.iterations;
   o.cd.modes = run.modes;
   o.cd.clusters = static_cast<int>(std::min<Index>(run.clusters, scene.T.rows()));
-  o.cd.leak = leak_field_options(run.leak, scene.X.rows());
+  if (run.leak == "painted") {
+    FASTCD_CHECK(scene.leak_values.size() == scene.X.rows(), "leak field 'painted': the scene '", scene.name,
+                 "' has no painted leak field (", scene.leak_values.size(), " values for ", scene.X.rows(),
+                 " vertices)");
+    o.cd.leak.kind = LeakFieldKind::Values;
+    o.cd.leak.values = scene.leak_values;
+  } else {
+    o.cd.leak = leak_field_options(run.leak, scene.X.rows());
+  }
   o.cd.gravity = gravity_vector(
       scene.dim, scene.metres_per_normalised_unit > 0 ? run.gravity / scene.metres_per_normalised_unit : run.gravity);
   o.cd.fixed = scene.fixed;

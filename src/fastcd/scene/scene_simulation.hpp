@@ -17,7 +17,7 @@ struct SceneRunSettings {
   int iterations = 10;
   int modes = 16;             ///< fast solver
   int clusters = 100;         ///< fast solver; at most the element count
-  std::string leak = "auto";  ///< see leak_field_options
+  std::string leak = "auto";  ///< see leak_field_options; "painted": the scene's leak_values
   /// Along the file's -y axis: m / s^2 for a scene in physical units (glTF characters, plain
   /// surfaces: Scene::metres_per_normalised_unit > 0), else normalised units / s^2.
   double gravity = 0.0;
