@@ -7,6 +7,10 @@
 // becomes RuntimeError (pybind11's default translation), keeping the library's message.
 #include <pybind11/pybind11.h>
 
+#include <memory>
+
+#include "fastcd/common/cancel.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/common/threads.hpp"
 
 namespace py = pybind11;
@@ -31,4 +35,32 @@ PYBIND11_MODULE(_fastcd, m) {
       "Threads for fastcd's parallel work (n >= 1; 0 = the default: FASTCD_THREADS, else every core for "
       "independent work and one inside a step). Results are bitwise identical for any n.");
   m.def("threads", &fastcd::threads, "The thread count fastcd's parallel work may use now.");
+  m.def("request_cancel", &fastcd::request_cancel,
+        "Asks running fastcd work (meshing, a precompute, a weight solve; e.g. in another Python thread) to stop: it "
+        "raises RuntimeError('cancelled during ...') at its next check. Call clear_cancel() before new work.");
+  m.def("clear_cancel", &fastcd::clear_cancel, "Clears request_cancel(), so new work runs.");
+  m.def(
+      "set_progress_callback",
+      [](py::object fn) {
+        if (fn.is_none()) {
+          fastcd::set_progress_sink({});
+          return;
+        }
+        // Shared, and released with the GIL held: the sink may be called from fastcd's threads.
+        auto held = std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* o) {
+          py::gil_scoped_acquire gil;
+          delete o;
+        });
+        fastcd::set_progress_sink([held](const char* work, const char* stage, int done, int total) {
+          py::gil_scoped_acquire gil;
+          try {
+            (*held)(work, stage, done, total);
+          } catch (py::error_already_set& e) {
+            e.discard_as_unraisable("fastcd progress callback");
+          }
+        });
+      },
+      py::arg("fn"),
+      "fn(work, stage, done, total) is called as long fastcd work starts each stage (from any thread; total 0 for "
+      "work of unknown length, e.g. meshing); None removes it. Not to be changed while fastcd work runs.");
 }

@@ -1,0 +1,382 @@
+"""The bake, apart from Blender's UI: read a rigged mesh straight from Blender's data, run fastcd
+on it, and wire the result back as a rest-space point cache in a Mesh Cache modifier placed before
+the Armature modifier (so the viewport plays the live rig plus the secondary motion).
+
+The bake is a generator of progress reports, so the operator can run it a slice at a time from a
+modal timer (the UI keeps drawing, Esc cancels) or all at once in the background. Blender's data
+is read and written only on the main thread; meshing, the precompute and the simulation run in a
+worker thread (fastcd releases the GIL) while the generator keeps reporting.
+
+Frames: Blender is Z-up; fastcd simulates with gravity along -Y, so the world is turned to Y-up
+((x, y, z) -> (x, z, -y), as the glTF exporter does) and back. Each bone's deformation is read as
+Blender's Armature modifier applies it in the mesh object's local space,
+    M_b = P^-1 (pose_bone.matrix bone.matrix_local^-1) P,   P = armature.matrix_world^-1 obj.matrix_world,
+and its world form G_b(f) = obj.matrix_world(f) M_b(f) obj.matrix_world(f0)^-1 is the pose fastcd
+gets (bind space = the world at the first frame). The cache holds, per frame, the mesh as it enters
+the Armature modifier plus d = (sum_b w_b L_b)^-1 u, u the simulated displacement in local axes and
+L_b the linear part of M_b: the Armature modifier then lands exactly on fastcd's positions.
+"""
+import json
+import os
+import threading
+import time
+
+import numpy as np
+
+import bpy
+
+MODIFIER = "fastcd"
+# Blender's Z-up world -> fastcd's Y-up frame.
+Y_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
+
+
+class BakeError(Exception):
+    """A problem with the user's input or settings, said in one line."""
+
+
+def _fastcd():
+    import fastcd  # found through the path the installer recorded (see __init__.py)
+    return fastcd
+
+
+def armature_modifier(obj):
+    """The one Armature modifier that deforms obj, checked for what fastcd's rig reproduces."""
+    if obj is None or obj.type != "MESH":
+        raise BakeError(f"'{obj.name if obj else 'nothing'}' is not a mesh object: select the rigged mesh")
+    mods = [m for m in obj.modifiers if m.type == "ARMATURE" and m.show_viewport]
+    if not mods or mods[0].object is None:
+        raise BakeError(f"object '{obj.name}' has no Armature modifier with an armature: fastcd needs the rig "
+                        "that deforms it (Object > Parent > With Automatic Weights, or add an Armature modifier)")
+    if len(mods) > 1:
+        raise BakeError(f"object '{obj.name}' has {len(mods)} Armature modifiers: fastcd reads one rig")
+    m = mods[0]
+    if m.use_deform_preserve_volume:
+        raise BakeError(f"the Armature modifier of '{obj.name}' has Preserve Volume on (dual quaternions): fastcd's "
+                        "rig is linear blend skinning; switch Preserve Volume off")
+    if m.use_bone_envelopes or not m.use_vertex_groups:
+        raise BakeError(f"the Armature modifier of '{obj.name}' binds by bone envelopes: fastcd reads vertex "
+                        "groups; use Vertex Groups only")
+    if m.use_multi_modifier:
+        raise BakeError(f"the Armature modifier of '{obj.name}' has Multi Modifier on: switch it off")
+    if m.vertex_group:
+        raise BakeError(f"the Armature modifier of '{obj.name}' is masked by vertex group '{m.vertex_group}': "
+                        "clear the mask")
+    return m
+
+
+def bake_folder(settings):
+    """The absolute bake folder; a relative one ('//...') needs a saved .blend."""
+    d = settings.directory or "//fastcd_bake"
+    if d.startswith("//") and not bpy.data.filepath:
+        raise BakeError("save the .blend file first: the bake is stored next to it (" + d + ")")
+    return os.path.normpath(bpy.path.abspath(d))
+
+
+def cache_path(obj, settings):
+    return os.path.join(bake_folder(settings), bpy.path.clean_name(obj.name) + ".pc2")
+
+
+def frame_range(scene, settings):
+    if settings.use_scene_range:
+        f0, f1 = scene.frame_start, scene.frame_end
+    else:
+        f0, f1 = settings.frame_start, settings.frame_end
+    if f1 <= f0:
+        raise BakeError(f"the frame range {f0}..{f1} is empty: the end must come after the start")
+    return f0, f1
+
+
+class _Hidden:
+    """Switches off, for its scope, the Armature modifier, every modifier after it and fastcd's
+    own cache, so the evaluated mesh is the mesh as it enters the Armature modifier."""
+
+    def __init__(self, obj, arm_mod):
+        mods = list(obj.modifiers)
+        i = mods.index(arm_mod)
+        self.saved = [(m, m.show_viewport) for m in mods if mods.index(m) >= i or m.name == MODIFIER]
+
+    def __enter__(self):
+        for m, _ in self.saved:
+            m.show_viewport = False
+        return self
+
+    def __exit__(self, *exc):
+        for m, v in self.saved:
+            m.show_viewport = v
+        return False
+
+
+def _pre_armature_mesh(obj, context, with_triangles=False):
+    depsgraph = context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(depsgraph)
+    me = ev.to_mesh()
+    try:
+        co = np.empty(len(me.vertices) * 3)
+        me.vertices.foreach_get("co", co)
+        tris = None
+        if with_triangles:
+            me.calc_loop_triangles()
+            tris = np.empty(len(me.loop_triangles) * 3, dtype=np.int32)
+            me.loop_triangles.foreach_get("vertices", tris)
+            tris = tris.reshape(-1, 3)
+    finally:
+        ev.to_mesh_clear()
+    return co.reshape(-1, 3), tris
+
+
+def _weights(obj, bones, leak_group):
+    """Normalised skin weights (#V x bones) from the vertex groups named after deforming bones,
+    as the Armature modifier uses them, and the painted leak field (or None)."""
+    col = {}
+    for j, b in enumerate(bones):
+        g = obj.vertex_groups.get(b.name)
+        if g is not None:
+            col[g.index] = j
+    if not col:
+        raise BakeError(f"none of the armature's deforming bones has a vertex group on '{obj.name}': weight the "
+                        "mesh to the bones (Object > Parent > With Automatic Weights)")
+    leak_index = None
+    if leak_group:
+        g = obj.vertex_groups.get(leak_group)
+        if g is None:
+            raise BakeError(f"the leak field's vertex group '{leak_group}' does not exist on '{obj.name}'")
+        leak_index = g.index
+    n = len(obj.data.vertices)
+    W = np.zeros((n, len(bones)))
+    leak = np.zeros(n) if leak_index is not None else None
+    for v in obj.data.vertices:
+        for g in v.groups:
+            j = col.get(g.group)
+            if j is not None:
+                W[v.index, j] += g.weight
+            if g.group == leak_index:
+                leak[v.index] = g.weight
+    total = W.sum(axis=1)
+    bad = np.flatnonzero(~(total > 1e-4))  # the Armature modifier leaves these at rest
+    if bad.size:
+        raise BakeError(f"{bad.size} vertices of '{obj.name}' have no weight on a deforming bone (first: vertex "
+                        f"{bad[0]}): they would not follow the rig; weight them to the bones")
+    return W / total[:, None], (np.clip(leak, 0.0, 1.0) if leak is not None else None)
+
+
+def _to_y_up(M):
+    """A 4x4 world transform in Blender's Z-up frame, as the same map in fastcd's Y-up frame."""
+    R = np.eye(4)
+    R[:3, :3] = Y_UP
+    return R @ M @ R.T
+
+
+class Bake:
+    """One bake of one object; `steps()` yields (fraction, text) until it is done."""
+
+    def __init__(self, context, obj, settings, write_positions=False):
+        self.context, self.obj, self.s = context, obj, settings
+        self.write_positions = write_positions
+        self.cancelled = False
+        self.result = None  # what the bake measured (also written as <object>.json)
+        self.worker_error = None
+        self._progress = (0.0, "")
+
+    # -- the parts run on the main thread -------------------------------------------------
+    def read(self):
+        obj, s, scene = self.obj, self.s, self.context.scene
+        arm_mod = armature_modifier(obj)
+        arm = arm_mod.object
+        self.folder = bake_folder(s)
+        self.f0, self.f1 = frame_range(scene, s)
+        self.substeps = max(1, int(s.substeps))
+        fps = scene.render.fps / scene.render.fps_base
+        self.dt = 1.0 / (fps * self.substeps)
+        bones = [b for b in arm.data.bones if b.use_deform]
+        for b in bones:
+            if b.bbone_segments > 1:
+                raise BakeError(f"bone '{b.name}' is a B-Bone ({b.bbone_segments} segments): its curved deformation "
+                                "is not linear blend skinning; set its segments to 1")
+        W, leak = _weights(obj, bones, s.leak_group if s.leak == "GROUP" else "")
+        if s.leak == "GROUP" and not (leak > 0).any():
+            raise BakeError(f"the leak field's vertex group '{s.leak_group}' is zero everywhere: paint where "
+                            "momentum is conserved (1) and where the tissue follows the rig (0)")
+        frame0 = scene.frame_current
+        n_frames = self.f1 - self.f0 + 1
+        steps = (n_frames - 1) * self.substeps + 1
+        poses, rest, L_frames, M_obj_frames = [], [], [], []
+        with _Hidden(obj, arm_mod):
+            try:
+                for k in range(steps):
+                    f, sub = divmod(k, self.substeps)
+                    scene.frame_set(self.f0 + f, subframe=sub / self.substeps)
+                    M_obj = np.array(obj.matrix_world)
+                    P = np.linalg.inv(np.array(arm.matrix_world)) @ M_obj
+                    P_inv = np.linalg.inv(P)
+                    if k == 0:
+                        V_local, F = _pre_armature_mesh(obj, self.context, with_triangles=True)
+                        if V_local.shape[0] != len(obj.data.vertices):
+                            raise BakeError(f"the modifiers above the Armature modifier of '{obj.name}' change its "
+                                            f"vertex count ({len(obj.data.vertices)} -> {V_local.shape[0]}): only "
+                                            "deforming modifiers may come before the rig")
+                        M0_inv = np.linalg.inv(M_obj)
+                        X0 = V_local @ M_obj[:3, :3].T + M_obj[:3, 3]
+                        joints = np.array([np.array(arm.matrix_world) @ np.append(np.array(b.head_local), 1.0)
+                                           for b in bones])[:, :3]
+                    pose = np.empty(12 * len(bones))
+                    Ls = np.empty((len(bones), 3, 3))
+                    for j, b in enumerate(bones):
+                        D = np.array(arm.pose.bones[b.name].matrix) @ np.linalg.inv(np.array(b.matrix_local))
+                        M_b = P_inv @ D @ P
+                        Ls[j] = M_b[:3, :3]
+                        G = _to_y_up(M_obj @ M_b @ M0_inv)
+                        pose[12 * j:12 * j + 12] = G[:3, :4].flatten(order="F")
+                    poses.append(pose)
+                    if sub == 0:
+                        L_frames.append(Ls)
+                        M_obj_frames.append(M_obj)
+                        rest.append(_pre_armature_mesh(obj, self.context)[0] if k > 0 else V_local)
+                    yield 0.3 * (k + 1) / steps, f"reading frame {self.f0 + f}"
+            finally:
+                scene.frame_set(frame0)
+        self.inputs = dict(V=X0 @ Y_UP.T, F=F, W=W, leak=leak, poses=poses, joints=joints @ Y_UP.T)
+        self.W, self.rest, self.L_frames, self.M_obj_frames = W, rest, L_frames, M_obj_frames
+        self.arm_mod_name = arm_mod.name
+
+    def wire(self):
+        """Writes the rest-space PC2 and puts fastcd's Mesh Cache modifier before the Armature modifier."""
+        fc = _fastcd()
+        obj = self.obj
+        os.makedirs(self.folder, exist_ok=True)
+        path = cache_path(obj, self.s)
+        fc.write_pc2(path, self.cache_frames, start_frame=float(self.f0), sample_rate=1.0)
+        info = dict(self.result, object=obj.name, frames=[self.f0, self.f1], cache=os.path.basename(path))
+        tmp = os.path.join(self.folder, f".{bpy.path.clean_name(obj.name)}.json.tmp")
+        with open(tmp, "w") as fh:
+            json.dump(info, fh, indent=1)
+        os.replace(tmp, os.path.join(self.folder, bpy.path.clean_name(obj.name) + ".json"))
+        if self.write_positions:
+            np.savez(os.path.join(self.folder, bpy.path.clean_name(obj.name) + "_positions.npz"),
+                     simulated=np.array(self.world_sim, dtype=np.float32), rig=np.array(self.world_rig, dtype=np.float32))
+        mod = obj.modifiers.get(MODIFIER)
+        if mod is None or mod.type != "MESH_CACHE":
+            if mod is not None:
+                raise BakeError(f"'{obj.name}' has a modifier named '{MODIFIER}' that is not fastcd's Mesh Cache: "
+                                "rename it")
+            mod = obj.modifiers.new(MODIFIER, "MESH_CACHE")
+        mod.cache_format = "PC2"
+        mod.filepath = bpy.path.relpath(path) if bpy.data.filepath else path
+        mod.time_mode = "FRAME"
+        mod.play_mode = "SCENE"
+        mod.deform_mode = "OVERWRITE"
+        mod.interpolation = "LINEAR"
+        mod.forward_axis = "POS_Y"
+        mod.up_axis = "POS_Z"
+        mod.flip_axis = set()
+        mod.frame_start = float(self.f0)
+        mod.frame_scale = 1.0
+        mod.factor = 1.0
+        mod.show_viewport = mod.show_render = True
+        names = [m.name for m in obj.modifiers]
+        target = names.index(self.arm_mod_name)
+        if names.index(MODIFIER) > target:
+            with self.context.temp_override(object=obj, active_object=obj):
+                bpy.ops.object.modifier_move_to_index(modifier=MODIFIER, index=target)
+        self.obj.fastcd.cache_file = mod.filepath
+
+    # -- the worker --------------------------------------------------------------------------
+    def _work(self):
+        fc = _fastcd()
+        s, inp = self.s, self.inputs
+        t0 = time.perf_counter()
+        try:
+            cache_dir = os.path.join(self.folder, ".fastcd-cache")
+            scene = fc.skinned_scene(
+                [dict(label=f"object '{self.obj.name}'", V=inp["V"], F=inp["F"], W=inp["W"], leak=inp["leak"])],
+                inp["poses"], joint_points=inp["joints"], name=self.obj.name,
+                source=f"Blender object '{self.obj.name}'", scale=self.unit_scale, ym=s.ym, pr=s.pr, rho=s.rho,
+                dt=self.dt, mesher=s.mesher.lower(), cache_dir=cache_dir)
+            t_scene = time.perf_counter()
+            leak = {"AUTO": "auto", "DIFFUSION": "diffusion", "NONE": "none", "GROUP": "painted"}[s.leak]
+            sim = fc._fastcd.simulation_from_scene(
+                scene, solver=s.solver.lower(), iterations=int(s.iterations), modes=int(s.modes),
+                clusters=min(int(s.clusters), len(scene.T)), leak=leak, gravity=9.81 if s.gravity else 0.0,
+                dynamics=bool(s.dynamics), cache_dir=cache_dir)
+            t_pre = time.perf_counter()
+            R = Y_UP  # rows: Y-up vectors -> Blender world is v @ R
+            poses = scene.poses  # in the scene's normalised frame, as the simulation takes them
+            steps = len(poses)
+            self.cache_frames, self.world_sim, self.world_rig = [], [], []
+            for k in range(steps):
+                if self.cancelled:
+                    return
+                if k > 0:
+                    sim.advance(poses[k])
+                if k % self.substeps:
+                    continue
+                f = k // self.substeps
+                x = scene.to_file_units(sim.positions()) @ R
+                xr = scene.to_file_units(sim.rig_positions()) @ R
+                u_world = x - xr
+                M = self.M_obj_frames[f]
+                u_local = u_world @ np.linalg.inv(M[:3, :3]).T
+                A = np.einsum("vb,bij->vij", self.W, self.L_frames[f])
+                d = np.linalg.solve(A, u_local[..., None])[..., 0]
+                self.cache_frames.append(self.rest[f] + d)
+                if self.write_positions:
+                    self.world_sim.append(x)
+                    self.world_rig.append(xr)
+                self._progress = (0.35 + 0.6 * (k + 1) / steps, f"simulating frame {self.f0 + f}")
+            stats = sim.stats
+            self.result = dict(
+                solver=s.solver.lower(), vertices=len(scene.X), tets=len(scene.T), steps=steps,
+                substeps=self.substeps, dt=self.dt, notes=list(scene.notes), warnings=list(scene.warnings),
+                seconds=dict(meshing_and_weights=t_scene - t0, precompute=t_pre - t_scene,
+                             simulation=time.perf_counter() - t_pre),
+                max_residual=stats["max_residual"])
+        except Exception as e:  # reported on the main thread, as Blender reports
+            self.worker_error = e
+
+    def steps(self):
+        """The whole bake as progress reports (fraction in [0, 1], text)."""
+        fc = _fastcd()
+        self.unit_scale = self.context.scene.unit_settings.scale_length or 1.0
+        yield from self.read()
+        fc.clear_cancel()
+
+        def progress(work, stage, done, total):
+            self._progress = (0.32, f"{work}: {stage}")
+        fc.set_progress_callback(progress)
+        worker = threading.Thread(target=self._work, daemon=True)
+        try:
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.02)
+                yield self._progress
+        finally:
+            if worker.is_alive():  # closed early (Esc, an error on the main thread): stop fastcd
+                self.cancel()
+                worker.join()
+            fc.set_progress_callback(None)
+            fc.clear_cancel()
+        if self.cancelled:
+            raise BakeError("bake cancelled; nothing was changed")
+        if self.worker_error is not None:
+            raise BakeError(str(self.worker_error)) from self.worker_error
+        yield 0.97, "writing the cache"
+        self.wire()
+        yield 1.0, "done"
+
+    def cancel(self):
+        self.cancelled = True
+        _fastcd().request_cancel()
+
+
+def free_bake(obj, settings):
+    """Removes fastcd's Mesh Cache modifier and its cache files (the precompute cache stays, so a
+    re-bake of the same mesh and rig skips the meshing and most of the precompute)."""
+    mod = obj.modifiers.get(MODIFIER)
+    if mod is None or mod.type != "MESH_CACHE":
+        raise BakeError(f"'{obj.name}' has no fastcd bake")
+    path = bpy.path.abspath(mod.filepath)
+    obj.modifiers.remove(mod)
+    base = os.path.splitext(path)[0]
+    for p in (path, base + ".json", base + "_positions.npz"):
+        if os.path.isfile(p) and os.path.dirname(p) == os.path.dirname(path):
+            os.remove(p)
+    settings.cache_file = ""

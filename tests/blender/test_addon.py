@@ -1,0 +1,235 @@
+"""The Blender add-on in Debian's Blender, headless (blender -b --python-exit-code 1 --python
+test_addon.py -- WORK_DIR), with the add-on installed by scripts/install_blender_addon.sh into the
+profile that BLENDER_USER_CONFIG / BLENDER_USER_SCRIPTS select.
+
+A script-built rig (a closed tube with two bones, the mesh and armature objects both moved,
+turned and scaled, the tip bone swinging) is baked through the add-on's operator; then:
+(a) fastcd's Mesh Cache modifier sits before the Armature modifier and points next to the .blend;
+(b) the evaluated mesh at several frames equals fastcd's simulated positions, and with the cache
+    off Blender's own armature equals fastcd's rig, both within 1e-5 of the bounding box, and the
+    secondary motion is there;
+(c) with dynamics off the bake reproduces the rig-only pose;
+(d) bad input (no armature; a mesh with a hole) is one clear error and changes nothing;
+and a re-bake with another stiffness reuses the precompute cache, a shape-keyed mesh and a painted
+leak group bake too, free_bake removes the modifier and the cache file.
+"""
+import math
+import os
+import shutil
+import sys
+
+import numpy as np
+
+import bpy
+
+WORK = os.path.abspath(sys.argv[sys.argv.index("--") + 1])
+TOL = 1e-5
+
+
+def build_rig(name="Tube", hole=False, shape_key=False):
+    """A closed tube (radius 0.1, length 1, 16 x 13 rings, capped) along the armature's two bones."""
+    rings, seg = 13, 16
+    verts, faces = [], []
+    for r in range(rings):
+        z = r / (rings - 1)
+        for s in range(seg):
+            a = 2 * math.pi * s / seg
+            verts.append((0.1 * math.cos(a), 0.1 * math.sin(a), z))
+    for r in range(rings - 1):
+        for s in range(seg):
+            a, b = r * seg + s, r * seg + (s + 1) % seg
+            faces.append((a, b, b + seg, a + seg))
+    bottom, top = len(verts), len(verts) + 1
+    verts += [(0, 0, 0), (0, 0, 1)]
+    for s in range(seg):
+        faces.append((bottom, (s + 1) % seg, s))
+        t = (rings - 1) * seg
+        faces.append((top, t + s, t + (s + 1) % seg))
+    if hole:
+        faces.pop(5)
+    me = bpy.data.meshes.new(name)
+    me.from_pydata(verts, [], faces)
+    obj = bpy.data.objects.new(name, me)
+    bpy.context.scene.collection.objects.link(obj)
+    arm_data = bpy.data.armatures.new(name + "Rig")
+    arm = bpy.data.objects.new(name + "Rig", arm_data)
+    bpy.context.scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    b0 = arm_data.edit_bones.new("root")
+    b0.head, b0.tail = (0, 0, 0), (0, 0, 0.5)
+    b1 = arm_data.edit_bones.new("tip")
+    b1.head, b1.tail, b1.parent = (0, 0, 0.5), (0, 0, 1), b0
+    bpy.ops.object.mode_set(mode="OBJECT")
+    # Both objects off the origin: the armature turned, the mesh turned, moved and scaled.
+    arm.location, arm.rotation_euler = (0.3, -0.2, 0.1), (0.0, 0.0, 0.4)
+    obj.parent = arm
+    obj.location, obj.rotation_euler, obj.scale = (0.05, 0.02, 0.0), (0.1, 0.0, 0.2), (1.2, 1.2, 1.2)
+    g0, g1 = obj.vertex_groups.new(name="root"), obj.vertex_groups.new(name="tip")
+    for v in me.vertices:
+        t = min(max((v.co.z - 0.35) / 0.3, 0.0), 1.0)
+        w1 = t * t * (3 - 2 * t)
+        if w1 < 1:
+            g0.add([v.index], 1 - w1, "REPLACE")
+        if w1 > 0:
+            g1.add([v.index], w1, "REPLACE")
+    mod = obj.modifiers.new("Armature", "ARMATURE")
+    mod.object = arm
+    pb = arm.pose.bones["tip"]
+    pb.rotation_mode = "XYZ"
+    for f, angle in [(1, 0.0), (6, 1.0), (11, -0.6), (14, 0.0)]:
+        pb.rotation_euler = (angle, 0.0, 0.0)
+        pb.keyframe_insert("rotation_euler", frame=f)
+    if shape_key:
+        obj.shape_key_add(name="Basis")
+        k = obj.shape_key_add(name="Bulge")
+        for i, v in enumerate(k.data):
+            if me.vertices[i].co.z > 0.6:
+                v.co.x *= 1.3
+        k.value = 0.0
+        k.keyframe_insert("value", frame=1)
+        k.value = 1.0
+        k.keyframe_insert("value", frame=20)
+    return obj, arm
+
+
+def evaluated_world(obj):
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    me = ev.to_mesh()
+    co = np.empty(len(me.vertices) * 3)
+    me.vertices.foreach_get("co", co)
+    ev.to_mesh_clear()
+    M = np.array(obj.matrix_world)
+    return co.reshape(-1, 3) @ M[:3, :3].T + M[:3, 3]
+
+
+def settings(obj, **kw):
+    s = obj.fastcd
+    s.use_scene_range = True
+    s.modes, s.clusters, s.ym = 6, 12, 3e4
+    for k, v in kw.items():
+        setattr(s, k, v)
+
+
+def bake(obj, **kw):
+    bpy.context.view_layer.objects.active = obj
+    return bpy.ops.fastcd.bake(write_positions=True, **kw)
+
+
+def check_against_fastcd(obj, label, frames=(1, 4, 7, 12, 20), displacement_only=False):
+    """Blender's evaluated mesh against fastcd's positions (or, with displacement_only, what the
+    cache adds to Blender's own rig against what fastcd's simulation adds to its rig: for an
+    animated shape key, which changes the mesh under the rig but does not drive the dynamics)."""
+    s = obj.fastcd
+    folder = bpy.path.abspath(s.directory)
+    data = np.load(os.path.join(folder, bpy.path.clean_name(obj.name) + "_positions.npz"))
+    sim, rig = data["simulated"].astype(float), data["rig"].astype(float)
+    size = np.ptp(rig[0], axis=0).max()
+    mod = obj.modifiers["fastcd"]
+    scene = bpy.context.scene
+    worst_sim = worst_rig = 0.0
+    for f in frames:
+        k = f - scene.frame_start
+        scene.frame_set(f)
+        baked = evaluated_world(obj)
+        mod.show_viewport = False
+        scene.frame_set(f)
+        own_rig = evaluated_world(obj)
+        mod.show_viewport = True
+        if displacement_only:
+            worst_sim = max(worst_sim, np.abs((baked - own_rig) - (sim[k] - rig[k])).max() / size)
+        else:
+            worst_sim = max(worst_sim, np.abs(baked - sim[k]).max() / size)
+            worst_rig = max(worst_rig, np.abs(own_rig - rig[k]).max() / size)
+    motion = np.abs(sim - rig).max() / size
+    print(f"{label}: Blender vs fastcd {worst_sim:.1e}, Blender's armature vs fastcd's rig {worst_rig:.1e}, "
+          f"secondary motion up to {motion:.3f} of the size")
+    assert worst_sim < TOL, f"{label}: the baked mesh differs from fastcd's positions by {worst_sim:.2e}"
+    assert worst_rig < TOL, f"{label}: Blender's armature differs from fastcd's rig by {worst_rig:.2e}"
+    return motion
+
+
+def expect_refused(obj, needle, **kw):
+    before = [(m.name, m.type) for m in obj.modifiers]
+    folder = bpy.path.abspath(obj.fastcd.directory)
+    files = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    try:
+        bake(obj, **kw)
+    except RuntimeError as e:
+        msg = str(e)
+        assert needle in msg, f"expected {needle!r} in the error, got: {msg}"
+        assert len(msg.strip().splitlines()) == 1, msg
+        print("refused:", msg.strip())
+    else:
+        raise AssertionError(f"a bad input baked: expected an error about {needle!r}")
+    assert [(m.name, m.type) for m in obj.modifiers] == before, "a refused bake changed the modifiers"
+    assert (sorted(os.listdir(folder)) if os.path.isdir(folder) else []) == files, "a refused bake wrote files"
+
+
+def main():
+    assert "fastcd_blender" in bpy.context.preferences.addons, "the add-on is not enabled in this profile"
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 24
+    scene.render.fps = 24
+    shutil.rmtree(WORK, ignore_errors=True)  # the test's own folder: a fresh bake and precompute cache
+    os.makedirs(WORK)
+    bpy.ops.wm.save_as_mainfile(filepath=os.path.join(WORK, "rig.blend"))
+
+    obj, arm = build_rig()
+    settings(obj, substeps=2, gravity=True)
+    bake(obj)
+    names = [m.name for m in obj.modifiers]
+    assert names.index("fastcd") < names.index("Armature"), names  # (a)
+    assert obj.modifiers["fastcd"].filepath.startswith("//"), obj.modifiers["fastcd"].filepath
+    motion = check_against_fastcd(obj, "tube")  # (b)
+    assert motion > 1e-3, f"no secondary motion ({motion:.2e} of the size)"
+
+    # Re-bake with another stiffness: the tets and the fast subspace come from the cache.
+    cache = os.path.join(bpy.path.abspath(obj.fastcd.directory), ".fastcd-cache")
+    entries = sorted(os.listdir(cache))
+    assert [e[:5] for e in entries] == ["fast-", "tets-"], entries
+    settings(obj, ym=6e4)
+    bake(obj)
+    assert sorted(os.listdir(cache)) == entries, "a material change did not reuse the precompute cache"
+    check_against_fastcd(obj, "tube, stiffer")
+
+    # (c) dynamics off: the rig alone.
+    settings(obj, dynamics=False)
+    bake(obj)
+    assert check_against_fastcd(obj, "tube, dynamics off") < 1e-6
+    settings(obj, dynamics=True)
+
+    # Free bake: the modifier and the cache file go, the mesh plays the rig alone again.
+    pc2 = bpy.path.abspath(obj.modifiers["fastcd"].filepath)
+    bpy.ops.fastcd.free_bake()
+    assert "fastcd" not in obj.modifiers and not os.path.exists(pc2)
+
+    # A painted leak field and the full solver.
+    g = obj.vertex_groups.new(name="leak")
+    for v in obj.data.vertices:
+        g.add([v.index], min(1.0, max(0.0, v.co.z)), "REPLACE")
+    settings(obj, leak="GROUP", leak_group="leak", solver="FULL", substeps=1)
+    bake(obj)
+    check_against_fastcd(obj, "tube, painted leak field, full solver")
+
+    # A shape-keyed mesh (the shape key animates under the rig and the cache).
+    sk, _ = build_rig("Keyed", shape_key=True)
+    settings(sk)
+    bake(sk)
+    check_against_fastcd(sk, "shape-keyed tube", displacement_only=True)
+
+    # (d) bad input: nothing changes.
+    loose = bpy.data.objects.new("Loose", bpy.data.meshes.new("Loose"))
+    loose.data.from_pydata([(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)], [], [(0, 2, 1), (0, 1, 3), (1, 2, 3), (0, 3, 2)])
+    scene.collection.objects.link(loose)
+    expect_refused(loose, "has no Armature modifier")
+    holed, _ = build_rig("Holed", hole=True)
+    settings(holed)
+    expect_refused(holed, "does not bound a solid")
+    settings(obj, leak="GROUP", leak_group="missing")
+    expect_refused(obj, "'missing' does not exist")
+    print("add-on OK")
+
+
+main()
