@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fastcd set-up: install the Debian 12 packages fastcd builds on, then configure and build
 # everything (library, CLI, tests, benchmarks) into build/, and the test-only clients: Blender
-# (Debian's, run as `blender -b`) and the Khronos glTF validator (npm). Safe to re-run.
+# (Debian's, run as `blender -b`; Xvfb for pictures of its UI) and the Khronos glTF validator (npm).
+# Safe to re-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libnglib-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
-  blender tetgen
+  blender tetgen xvfb xauth
 )
 # Node.js runs the Khronos glTF validator in the tests (the machine's own node if it has one).
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs npm)

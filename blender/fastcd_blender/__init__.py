@@ -71,6 +71,10 @@ class FastcdSettings(bpy.types.PropertyGroup):
         ("TETGEN", "TetGen", "The TetGen program (when installed)"),
         ("VOXEL", "Voxel", "A grid embedding the skin: works for open or self-intersecting meshes")],
         default="NETGEN")
+    output: EnumProperty(name="Output", items=[
+        ("MESH_CACHE", "Mesh Cache", "A rest-space PC2 in a Mesh Cache modifier before the Armature modifier"),
+        ("SHAPE_KEYS", "Shape Keys", "One shape key per frame, keyed on and off (kept in the .blend)")],
+        default="MESH_CACHE")
     directory: StringProperty(name="Folder", description="Where the bake is written (relative to the .blend)",
                               default="//fastcd_bake", subtype="DIR_PATH")
     cache_file: StringProperty(name="Cache", description="The baked point cache", default="")
@@ -216,6 +220,7 @@ class FASTCD_PT_panel(bpy.types.Panel):
         sub.prop(s, "frame_end")
         col.prop(s, "substeps")
         col.prop(s, "mesher")
+        col.prop(s, "output")
         col.prop(s, "directory")
         row = layout.row(align=True)
         row.operator("fastcd.bake", icon="PHYSICS")

@@ -253,6 +253,11 @@ class Bake:
         if self.write_positions:
             np.savez(os.path.join(self.folder, bpy.path.clean_name(obj.name) + "_positions.npz"),
                      simulated=np.array(self.world_sim, dtype=np.float32), rig=np.array(self.world_rig, dtype=np.float32))
+        _remove_shape_keys(obj)
+        if self.s.output == "SHAPE_KEYS":
+            self._write_shape_keys()
+            self.obj.fastcd.cache_file = ""
+            return
         mod = obj.modifiers.get(MODIFIER)
         if mod is None or mod.type != "MESH_CACHE":
             if mod is not None:
@@ -278,6 +283,35 @@ class Bake:
             with self.context.temp_override(object=obj, active_object=obj):
                 bpy.ops.object.modifier_move_to_index(modifier=MODIFIER, index=target)
         self.obj.fastcd.cache_file = mod.filepath
+
+    def _write_shape_keys(self):
+        """The secondary motion as one shape key per frame ('fastcd <frame>', relative to the Basis,
+        whose value is keyed 1 at its frame and 0 at its neighbours: linear in between, as the Mesh
+        Cache modifier interpolates). The keys add d_f to whatever the mesh has at that frame, so
+        existing shape keys keep working under them."""
+        obj = self.obj
+        mod = obj.modifiers.get(MODIFIER)
+        if mod is not None and mod.type == "MESH_CACHE":
+            obj.modifiers.remove(mod)
+        if obj.data.shape_keys is None:
+            obj.shape_key_add(name="Basis", from_mix=False)
+        basis = obj.data.shape_keys.reference_key
+        n = len(obj.data.vertices)
+        base = np.empty(3 * n)
+        basis.data.foreach_get("co", base)
+        base = base.reshape(-1, 3)
+        for i, frame in enumerate(range(self.f0, self.f1 + 1)):
+            k = obj.shape_key_add(name=f"{MODIFIER} {frame}", from_mix=False)
+            k.relative_key = basis
+            d = self.cache_frames[i] - self.rest[i]
+            k.data.foreach_set("co", (base + d).ravel())
+            for f, v in ((frame - 1, 0.0), (frame, 1.0), (frame + 1, 0.0)):
+                k.value = v
+                k.keyframe_insert("value", frame=f)
+        for fc in obj.data.shape_keys.animation_data.action.fcurves:
+            if fc.data_path.startswith(f'key_blocks["{MODIFIER} '):
+                for kp in fc.keyframe_points:
+                    kp.interpolation = "LINEAR"
 
     # -- the worker --------------------------------------------------------------------------
     def _work(self):
@@ -367,12 +401,33 @@ class Bake:
         _fastcd().request_cancel()
 
 
+def _remove_shape_keys(obj):
+    """Removes the shape keys (and their keyframes) an earlier shape-key bake added."""
+    keys = obj.data.shape_keys
+    if keys is None:
+        return
+    ad = keys.animation_data
+    if ad is not None and ad.action is not None:
+        for fc in list(ad.action.fcurves):
+            if fc.data_path.startswith(f'key_blocks["{MODIFIER} '):
+                ad.action.fcurves.remove(fc)
+    for k in list(keys.key_blocks):
+        if k.name.startswith(MODIFIER + " "):
+            obj.shape_key_remove(k)
+
+
 def free_bake(obj, settings):
     """Removes fastcd's Mesh Cache modifier and its cache files (the precompute cache stays, so a
     re-bake of the same mesh and rig skips the meshing and most of the precompute)."""
     mod = obj.modifiers.get(MODIFIER)
-    if mod is None or mod.type != "MESH_CACHE":
+    keyed = obj.data.shape_keys is not None and any(k.name.startswith(MODIFIER + " ")
+                                                    for k in obj.data.shape_keys.key_blocks)
+    if (mod is None or mod.type != "MESH_CACHE") and not keyed:
         raise BakeError(f"'{obj.name}' has no fastcd bake")
+    _remove_shape_keys(obj)
+    if mod is None or mod.type != "MESH_CACHE":
+        settings.cache_file = ""
+        return
     path = bpy.path.abspath(mod.filepath)
     obj.modifiers.remove(mod)
     base = os.path.splitext(path)[0]

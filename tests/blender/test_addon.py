@@ -116,7 +116,7 @@ def bake(obj, **kw):
     return bpy.ops.fastcd.bake(write_positions=True, **kw)
 
 
-def check_against_fastcd(obj, label, frames=(1, 4, 7, 12, 20), displacement_only=False):
+def check_against_fastcd(obj, label, frames=(1, 4, 7, 12, 20), displacement_only=False, cache_modifier=True):
     """Blender's evaluated mesh against fastcd's positions (or, with displacement_only, what the
     cache adds to Blender's own rig against what fastcd's simulation adds to its rig: for an
     animated shape key, which changes the mesh under the rig but does not drive the dynamics)."""
@@ -125,8 +125,21 @@ def check_against_fastcd(obj, label, frames=(1, 4, 7, 12, 20), displacement_only
     data = np.load(os.path.join(folder, bpy.path.clean_name(obj.name) + "_positions.npz"))
     sim, rig = data["simulated"].astype(float), data["rig"].astype(float)
     size = np.ptp(rig[0], axis=0).max()
-    mod = obj.modifiers["fastcd"]
     scene = bpy.context.scene
+    keys = [k for k in obj.data.shape_keys.key_blocks if k.name.startswith("fastcd ")] if not cache_modifier else []
+
+    class Switch:  # turns the bake off and on: the modifier, or the shape keys (muted)
+        @property
+        def show_viewport(self):
+            return True
+
+        @show_viewport.setter
+        def show_viewport(self, on):
+            if cache_modifier:
+                obj.modifiers["fastcd"].show_viewport = on
+            for k in keys:
+                k.mute = not on
+    mod = Switch()
     worst_sim = worst_rig = 0.0
     for f in frames:
         k = f - scene.frame_start
@@ -218,6 +231,17 @@ def main():
     settings(sk)
     bake(sk)
     check_against_fastcd(sk, "shape-keyed tube", displacement_only=True)
+
+    # The shape-key output: the same motion without a modifier; free_bake takes the keys away.
+    bpy.ops.fastcd.free_bake()
+    settings(obj, output="SHAPE_KEYS")
+    bake(obj)
+    assert "fastcd" not in obj.modifiers
+    assert sum(k.name.startswith("fastcd ") for k in obj.data.shape_keys.key_blocks) == 24
+    check_against_fastcd(obj, "tube, shape keys", displacement_only=False, cache_modifier=False)
+    bpy.ops.fastcd.free_bake()
+    assert not any(k.name.startswith("fastcd ") for k in obj.data.shape_keys.key_blocks)
+    settings(obj, output="MESH_CACHE")
 
     # (d) bad input: nothing changes.
     loose = bpy.data.objects.new("Loose", bpy.data.meshes.new("Loose"))
