@@ -39,10 +39,11 @@ fi
 cmake --build "$B" -j"$JOBS"
 t1=$(date +%s)
 
-# LeakSanitizer suppressions for third-party caches that are never freed at exit (not fastcd
-# leaks): fontconfig's pattern cache, reached through cairo's text rendering.
+# LeakSanitizer suppressions for third-party memory that is never freed (not fastcd leaks):
+# fontconfig's pattern cache, reached through cairo's text rendering; Netgen's meshing internals
+# when a meshing is stopped by its terminate flag (request_cancel during tetrahedralize).
 SUPP="$B/lsan.supp"
-printf '%s\n' "# written by scripts/sanitize.sh" "leak:libfontconfig.so" > "$SUPP"
+printf '%s\n' "# written by scripts/sanitize.sh" "leak:libfontconfig.so" "leak:libmesh.so" "leak:libnglib.so" > "$SUPP"
 export LSAN_OPTIONS="suppressions=$(pwd)/$SUPP:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
