@@ -50,6 +50,11 @@ from . import io, solvers
 from .cd import (FullCD, ReducedCD, Simulation, handle, load_scene, momentum_leak_field, read_character, read_scene,
                  read_surface_scene, rig_rest, skinned_scene, write_gltf_outputs)
 from ._fastcd import clear_cancel, request_cancel, set_progress_callback, set_threads, threads
+
+import atexit as _atexit
+
+# A progress callback still installed at exit would be released after the interpreter is gone.
+_atexit.register(set_progress_callback, None)
 from ._fastcd import LinearRig, Rig, Scene, cage_rig, extremity_vertices, finite_difference_jacobian, point_handle_rig
 from .geometry import (beam, boundary_facets, boundary_vertices, cluster_grouping_matrices,
                        deformation_jacobian, dirichlet_laplacian, elastic_operators, kron_identity,

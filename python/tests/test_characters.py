@@ -66,3 +66,21 @@ def test_load_scene_keeps_tets_and_the_fast_subspace_in_a_cache(data, tmp_path):
         second.advance(p)
     assert np.array_equal(first.positions(), second.positions())
     assert len(list(cache.iterdir())) == 2
+
+
+def test_progress_callback_and_cancel(data, tmp_path):
+    glb = data / "khronos-gltf" / "RiggedSimple.glb"
+    seen = []
+    fastcd.set_progress_callback(lambda work, stage, done, total: seen.append((work, stage, total)))
+    try:
+        fastcd.load_scene(glb, solver="fast", modes=4, clusters=8)
+    finally:
+        fastcd.set_progress_callback(None)
+    assert any(w.startswith("precompute") for w, _, _ in seen), seen
+    fastcd.request_cancel()
+    try:
+        with pytest.raises(RuntimeError, match="cancelled"):
+            fastcd.load_scene(glb, solver="fast", modes=4, clusters=8)
+    finally:
+        fastcd.clear_cancel()
+    fastcd.load_scene(glb, solver="fast", modes=4, clusters=8)  # runs again
