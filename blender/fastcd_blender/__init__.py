@@ -116,6 +116,7 @@ class FASTCD_OT_bake(bpy.types.Operator):
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.05, window=context.window)
         wm.progress_begin(0, 100)
+        self._shown = 0.0
         wm.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
@@ -138,10 +139,13 @@ class FASTCD_OT_bake(bpy.types.Operator):
         try:
             while _now() < t_end:
                 fraction, text = next(self._steps)
-                context.window_manager.progress_update(int(100 * fraction))
-                context.workspace.status_text_set(f"fastcd: {text} ({int(100 * fraction)}%)  Esc cancels")
                 if fraction >= 0.3:  # the worker runs: poll, do not spin
                     break
+            # The status bar at most 5 times a second: each change redraws the window.
+            if _now() - self._shown > 0.2:
+                self._shown = _now()
+                context.window_manager.progress_update(int(100 * fraction))
+                context.workspace.status_text_set(f"fastcd: {text} ({int(100 * fraction)}%)  Esc cancels")
         except StopIteration:
             self._finish(context)
             self.report({"INFO"}, self._summary())
