@@ -12,6 +12,7 @@
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/progress.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/embed_points.hpp"
 #include "fastcd/geometry/harmonic_weights.hpp"
@@ -446,6 +447,8 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
   GltfOutputs out;
   out.clip = c.clips[static_cast<std::size_t>(ci)].name;
   out.clip_index = ci;
+  constexpr const char* kWork = "writing glTF";
+  detail::report_progress(kWork, "rest-space displacements", 0, 3);
   // Each skinned mesh's rows of U, taken to rest space with its own skin's poses.
   std::vector<std::vector<MatrixXd>> deltas(c.meshes.size());
   Index r0 = 0;
@@ -466,7 +469,9 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
   }
   const fs::path d(dir);
   out.glb = (d / (scene.name + ".glb")).string();
+  detail::report_progress(kWork, options.encoding == "pca" ? "morph targets (PCA)" : "morph targets", 1, 3);
   out.report = write_gltf_bake(c, ci, scene.dt, deltas, out.glb, options);
+  detail::report_progress(kWork, "rest-space point caches (PC2, MDD)", 2, 3);
 
   // One cache per mesh node: Blender makes each node with a mesh an object of its own (its
   // primitives' vertices one after another).
