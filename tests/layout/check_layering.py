@@ -7,6 +7,7 @@
     meshing: the core and io                                     (fastcd::meshing, tet meshes)
     scene: the core, io and meshing                              (fastcd::scene)
     viz: common and io                                           (fastcd::viz)
+    view: the core, io, meshing and scene                        (fastcd::view, no graphics)
   so io includes nothing from cd/, scene/ or viz/, and the core nothing from io/, scene/, viz/;
 * Cairo is included only in viz/, nlohmann-json only in scene/ and io/ (glTF is JSON), nglib
   only in meshing/,
@@ -33,6 +34,7 @@ ALLOWED = {
     "meshing": set(CORE) | {"io", "meshing"},
     "scene": set(CORE) | {"io", "meshing", "scene"},
     "viz": {"common", "io", "viz"},
+    "view": set(CORE) | {"io", "meshing", "scene", "view"},
 }
 THIRD_PARTY = {"cairo": ("viz",), "nlohmann/": ("scene", "io"), "nglib": ("meshing",), "tiny_gltf": ("io",)}
 PRINTING = re.compile(r"\b(std::cout|std::cerr|std::clog|printf\s*\(|fprintf\s*\(|puts\s*\(|perror\s*\()")
