@@ -11,6 +11,7 @@ PACKAGES=(
   libeigen3-dev libspectra-dev libsuitesparse-dev libopenblas-dev libtbb-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libnglib-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
+  libglfw3-dev libimgui-dev libegl-dev libgl-dev libstb-dev libegl-mesa0 libgl1-mesa-dri xdotool
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
   blender tetgen xvfb xauth
 )

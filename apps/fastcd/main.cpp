@@ -11,6 +11,9 @@
 #include "interrupt.hpp"
 #include "run.hpp"
 #include "tutorial.hpp"
+#ifdef FASTCD_HAVE_VIEWER
+#include "view/view.hpp"
+#endif
 
 namespace {
 constexpr const char* kVersion = "0.1.0";
@@ -29,6 +32,15 @@ int main(int argc, char** argv) {
   fastcd::cli::register_tutorial(app);
   fastcd::cli::register_run(app);
   fastcd::cli::register_bench(app);
+#ifdef FASTCD_HAVE_VIEWER
+  fastcd::cli::register_view(app);
+#else
+  app.add_subcommand("view", "the interactive viewer (not in this build)")->allow_extras()->callback([] {
+    throw std::runtime_error(
+        "this fastcd was built without the viewer: install libglfw3-dev libimgui-dev libegl-dev "
+        "libgl-dev libstb-dev and build again (FASTCD_BUILD_VIEWER=ON)");
+  });
+#endif
   fastcd::cli::install_interrupt_handlers();
   try {
     (void)fastcd::threads();  // a malformed FASTCD_THREADS is an error before any work

@@ -1,0 +1,306 @@
+#include "view/renderer.hpp"
+
+#define GL_GLEXT_PROTOTYPES 1
+#include <GL/gl.h>
+#include <GL/glext.h>
+#include <stb_image_write.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "fastcd/io/atomic_file.hpp"
+
+namespace fastcd::cli::view {
+
+namespace {
+
+const char* kMeshVs = R"(#version 330 core
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 colour;
+uniform mat4 mvp;
+uniform vec3 offset;
+out vec3 v_colour;
+out vec3 v_world;
+void main() {
+  v_world = position + offset;
+  v_colour = colour;
+  gl_Position = mvp * vec4(v_world, 1.0);
+})";
+
+// Flat lighting from the triangle's screen-space derivatives: a headlight and a key light.
+const char* kMeshFs = R"(#version 330 core
+in vec3 v_colour;
+in vec3 v_world;
+uniform vec3 eye;
+uniform float alpha;
+out vec4 frag;
+void main() {
+  vec3 n = normalize(cross(dFdx(v_world), dFdy(v_world)));
+  vec3 to_eye = normalize(eye - v_world);
+  if (dot(n, to_eye) < 0.0) n = -n;
+  vec3 key = normalize(vec3(0.4, 0.8, 0.45));
+  float light = 0.25 + 0.55 * max(dot(n, to_eye), 0.0) + 0.3 * max(dot(n, key), 0.0);
+  frag = vec4(v_colour * light, alpha);
+})";
+
+const char* kPointVs = R"(#version 330 core
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 colour;
+uniform mat4 mvp;
+uniform float size;
+out vec3 v_colour;
+void main() {
+  v_colour = colour;
+  gl_Position = mvp * vec4(position, 1.0);
+  gl_PointSize = size;
+})";
+
+const char* kPointFs = R"(#version 330 core
+in vec3 v_colour;
+out vec4 frag;
+void main() {
+  vec2 d = gl_PointCoord - vec2(0.5);
+  float r = dot(d, d);
+  if (r > 0.25) discard;
+  frag = vec4(r > 0.16 ? vec3(0.05) : v_colour, 1.0);
+})";
+
+unsigned compile(GLenum kind, const char* src) {
+  const unsigned s = glCreateShader(kind);
+  glShaderSource(s, 1, &src, nullptr);
+  glCompileShader(s);
+  GLint ok = 0;
+  glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    char log[2048];
+    glGetShaderInfoLog(s, sizeof log, nullptr, log);
+    throw std::runtime_error(std::string("view: a shader does not compile: ") + log);
+  }
+  return s;
+}
+
+unsigned link(const char* vs, const char* fs) {
+  const unsigned p = glCreateProgram(), v = compile(GL_VERTEX_SHADER, vs), f = compile(GL_FRAGMENT_SHADER, fs);
+  glAttachShader(p, v);
+  glAttachShader(p, f);
+  glLinkProgram(p);
+  glDeleteShader(v);
+  glDeleteShader(f);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    char log[2048];
+    glGetProgramInfoLog(p, sizeof log, nullptr, log);
+    throw std::runtime_error(std::string("view: the shaders do not link: ") + log);
+  }
+  return p;
+}
+
+Eigen::Vector3f palette_colour(double v, Palette p, Eigen::Index i) {
+  v = std::clamp(v, 0.0, 1.0);
+  switch (p) {
+    case Palette::Skin:
+      return {0.86f, 0.70f, 0.58f};
+    case Palette::Ghost:
+      return {0.55f, 0.65f, 0.85f};
+    case Palette::Categorical: {  // golden-ratio hues of the category index
+      const double h = std::fmod(v * 977.0 * 0.618033988749895, 1.0) * 6.0;
+      const double x = 1.0 - std::abs(std::fmod(h, 2.0) - 1.0);
+      Eigen::Vector3f c;
+      switch (static_cast<int>(h)) {
+        case 0:
+          c = {1.0f, float(x), 0.0f};
+          break;
+        case 1:
+          c = {float(x), 1.0f, 0.0f};
+          break;
+        case 2:
+          c = {0.0f, 1.0f, float(x)};
+          break;
+        case 3:
+          c = {0.0f, float(x), 1.0f};
+          break;
+        case 4:
+          c = {float(x), 0.0f, 1.0f};
+          break;
+        default:
+          c = {1.0f, 0.0f, float(x)};
+          break;
+      }
+      return 0.35f * Eigen::Vector3f::Ones() + 0.6f * c;
+    }
+    case Palette::Diverging: {  // blue - white - red
+      const float t = float(2 * v - 1);
+      return t < 0 ? Eigen::Vector3f(1 + t * 0.8f, 1 + t * 0.6f, 1.0f)
+                   : Eigen::Vector3f(1.0f, 1 - t * 0.7f, 1 - t * 0.8f);
+    }
+    case Palette::Sequential: {  // dark blue - teal - yellow
+      const float t = float(v);
+      return {0.15f + 0.85f * t * t, 0.1f + 0.8f * t, 0.4f + 0.3f * t - 0.5f * t * t};
+    }
+  }
+  (void)i;
+  return {1, 1, 1};
+}
+
+}  // namespace
+
+Eigen::Matrix4f Camera::view() const {
+  const Eigen::Vector3f eye = center + distance * Eigen::Vector3f(std::cos(pitch) * std::sin(yaw), std::sin(pitch),
+                                                                  std::cos(pitch) * std::cos(yaw));
+  const Eigen::Vector3f f = (center - eye).normalized(), r = f.cross(Eigen::Vector3f::UnitY()).normalized(),
+                        u = r.cross(f);
+  Eigen::Matrix4f V = Eigen::Matrix4f::Identity();
+  V.block<1, 3>(0, 0) = r.transpose();
+  V.block<1, 3>(1, 0) = u.transpose();
+  V.block<1, 3>(2, 0) = -f.transpose();
+  V(0, 3) = -r.dot(eye);
+  V(1, 3) = -u.dot(eye);
+  V(2, 3) = f.dot(eye);
+  return V;
+}
+
+Eigen::Matrix4f Camera::projection(float aspect) const {
+  const float n = 0.01f * distance, fa = 100.0f * distance, t = std::tan(fov / 2);
+  Eigen::Matrix4f P = Eigen::Matrix4f::Zero();
+  P(0, 0) = 1 / (t * aspect);
+  P(1, 1) = 1 / t;
+  P(2, 2) = -(fa + n) / (fa - n);
+  P(2, 3) = -2 * fa * n / (fa - n);
+  P(3, 2) = -1;
+  return P;
+}
+
+Eigen::Vector3f Camera::right() const { return view().block<1, 3>(0, 0).transpose(); }
+Eigen::Vector3f Camera::up() const { return view().block<1, 3>(1, 0).transpose(); }
+
+float Camera::world_per_pixel(int height) const {
+  return 2 * distance * std::tan(fov / 2) / static_cast<float>(std::max(height, 1));
+}
+
+Eigen::Vector2f Camera::project(const Eigen::Vector3f& p, int w, int h) const {
+  const Eigen::Vector4f c = projection(float(w) / float(std::max(h, 1))) * view() * p.homogeneous();
+  return {(c.x() / c.w() * 0.5f + 0.5f) * float(w), (0.5f - c.y() / c.w() * 0.5f) * float(h)};
+}
+
+std::vector<float> colours(const Eigen::VectorXd& field, Palette palette, Eigen::Index n) {
+  std::vector<float> out(static_cast<std::size_t>(3 * n));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::Vector3f c = palette_colour(field.size() == n ? field[i] : 0.5, palette, i);
+    for (int k = 0; k < 3; ++k) out[static_cast<std::size_t>(3 * i + k)] = c[k];
+  }
+  return out;
+}
+
+Renderer::~Renderer() {
+  // The context may be gone when the renderer is destroyed after the window; GL objects go with it.
+}
+
+void Renderer::init(const Eigen::MatrixXi& faces) {
+  program_ = link(kMeshVs, kMeshFs);
+  point_program_ = link(kPointVs, kPointFs);
+  glGenVertexArrays(1, &vao_);
+  glBindVertexArray(vao_);
+  glGenBuffers(1, &vbo_pos_);
+  glGenBuffers(1, &vbo_col_);
+  glGenBuffers(1, &ebo_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_pos_);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_col_);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(1);
+  std::vector<unsigned> idx(static_cast<std::size_t>(faces.size()));
+  for (Eigen::Index f = 0; f < faces.rows(); ++f)
+    for (int k = 0; k < 3; ++k) idx[static_cast<std::size_t>(3 * f + k)] = static_cast<unsigned>(faces(f, k));
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(idx.size() * sizeof(unsigned)), idx.data(),
+               GL_STATIC_DRAW);
+  index_count_ = static_cast<int>(idx.size());
+  glGenVertexArrays(1, &point_vao_);
+  glBindVertexArray(point_vao_);
+  glGenBuffers(1, &point_vbo_);
+  glBindBuffer(GL_ARRAY_BUFFER, point_vbo_);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), reinterpret_cast<void*>(3 * sizeof(float)));
+  glEnableVertexAttribArray(1);
+  glBindVertexArray(0);
+}
+
+void Renderer::begin(int w, int h) {
+  w_ = w;
+  h_ = h;
+  glViewport(0, 0, w, h);
+  glClearColor(0.16f, 0.17f, 0.19f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable(GL_DEPTH_TEST);
+  glEnable(GL_PROGRAM_POINT_SIZE);
+}
+
+void Renderer::mesh(const Camera& cam, const Eigen::MatrixXf& X, const std::vector<float>& rgb,
+                    const Eigen::Vector3f& offset, float alpha) {
+  const Eigen::Matrix4f mvp = cam.projection(float(w_) / float(std::max(h_, 1))) * cam.view();
+  const Eigen::Matrix<float, Eigen::Dynamic, 3, Eigen::RowMajor> P = X;
+  glUseProgram(program_);
+  glUniformMatrix4fv(glGetUniformLocation(program_, "mvp"), 1, GL_FALSE, mvp.data());
+  glUniform3fv(glGetUniformLocation(program_, "offset"), 1, offset.data());
+  const Eigen::Vector3f eye = (cam.view().inverse() * Eigen::Vector4f(0, 0, 0, 1)).head<3>();
+  glUniform3fv(glGetUniformLocation(program_, "eye"), 1, eye.data());
+  glUniform1f(glGetUniformLocation(program_, "alpha"), alpha);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_pos_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(P.size() * sizeof(float)), P.data(), GL_STREAM_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_col_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(rgb.size() * sizeof(float)), rgb.data(), GL_STREAM_DRAW);
+  if (alpha < 1) {
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+  }
+  glDrawElements(GL_TRIANGLES, index_count_, GL_UNSIGNED_INT, nullptr);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glBindVertexArray(0);
+}
+
+void Renderer::points(const Camera& cam, const Eigen::MatrixXf& P, const std::vector<float>& rgb, float size) {
+  if (P.rows() == 0) return;
+  std::vector<float> data(static_cast<std::size_t>(6 * P.rows()));
+  for (Eigen::Index i = 0; i < P.rows(); ++i)
+    for (int k = 0; k < 3; ++k) {
+      data[static_cast<std::size_t>(6 * i + k)] = P(i, k);
+      data[static_cast<std::size_t>(6 * i + 3 + k)] = rgb[static_cast<std::size_t>(3 * i + k)];
+    }
+  const Eigen::Matrix4f mvp = cam.projection(float(w_) / float(std::max(h_, 1))) * cam.view();
+  glUseProgram(point_program_);
+  glUniformMatrix4fv(glGetUniformLocation(point_program_, "mvp"), 1, GL_FALSE, mvp.data());
+  glUniform1f(glGetUniformLocation(point_program_, "size"), size);
+  glBindVertexArray(point_vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, point_vbo_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(data.size() * sizeof(float)), data.data(), GL_STREAM_DRAW);
+  glDisable(GL_DEPTH_TEST);  // handles stay visible inside the mesh
+  glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(P.rows()));
+  glEnable(GL_DEPTH_TEST);
+  glBindVertexArray(0);
+}
+
+std::vector<std::uint8_t> Renderer::read_pixels(int w, int h) const {
+  std::vector<std::uint8_t> px(static_cast<std::size_t>(3 * w * h)), out(px.size());
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, px.data());
+  for (int y = 0; y < h; ++y)  // GL's rows go bottom up
+    std::copy_n(px.begin() + 3 * w * (h - 1 - y), 3 * w, out.begin() + 3 * w * y);
+  return out;
+}
+
+void write_png(const std::string& path, const std::vector<std::uint8_t>& rgb, int w, int h) {
+  write_file_atomically(path, [&](const std::string& tmp) {
+    if (stbi_write_png(tmp.c_str(), w, h, 3, rgb.data(), 3 * w) == 0)
+      throw std::runtime_error("view: cannot write the PNG '" + path + "'");
+  });
+}
+
+}  // namespace fastcd::cli::view

@@ -1,0 +1,66 @@
+"""`fastcd view` in a real window under Xvfb, driven by synthetic mouse input (xdotool):
+run it paused at a frame and save what it draws; run it again and drag the handle that moves
+the most tissue with the mouse; the second picture must differ (the mesh followed the drag),
+and both must show a model, not an empty viewport.
+
+    xvfb-run -a check_view_window.py FASTCD_CLI SCENE WORK_DIR   (PYTHONPATH: the fastcd module)
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import matplotlib.image as mpimg
+
+import fastcd
+
+
+def run(cli, scene, png, drag_handle=None):
+    args = [cli, "view", scene, "--layout", "single", "--size", "800x600", "--frame", "40", "--paused",
+            "--quit-after", "12", "--window-screenshot", png, "--print-handles"]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if drag_handle is not None:
+        at = None
+        while True:  # its handles' positions, then "window ready" after the first frame is shown
+            line = p.stdout.readline()
+            assert line, "the viewer ended before it was ready: " + p.stderr.read()
+            if line.startswith(f"handle {drag_handle} at "):
+                at = [int(float(v)) for v in line.split()[3:5]]
+            if line.startswith("window ready"):
+                break
+        wid = subprocess.run(["xdotool", "search", "--sync", "--name", "fastcd view"], capture_output=True,
+                             text=True, check=True).stdout.split()[0]
+        time.sleep(0.5)
+        x, y = at
+        subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
+        time.sleep(0.6)  # a few frames, so the viewer has seen the pointer there
+        subprocess.run(["xdotool", "mousedown", "1"], check=True)
+        time.sleep(0.3)
+        for k in range(1, 11):
+            subprocess.run(["xdotool", "mousemove", "--window", wid, str(x + 8 * k), str(y - 4 * k)], check=True)
+            time.sleep(0.15)
+        subprocess.run(["xdotool", "mouseup", "1"], check=True)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    return mpimg.imread(png)
+
+
+def main(cli, scene, work):
+    os.makedirs(work, exist_ok=True)
+    W = fastcd.read_scene(scene).W
+    j = int(np.argmax(W.sum(axis=0)))
+    a = run(cli, scene, os.path.join(work, "still.png"))
+    b = run(cli, scene, os.path.join(work, "dragged.png"), drag_handle=j)
+    background = a[0, 0]
+    for img, name in ((a, "still"), (b, "dragged")):
+        model = np.abs(img - background).max(axis=2) > 0.05
+        assert model.mean() > 0.02, f"{name}: the window shows no model ({model.mean():.3%} of the pixels)"
+    changed = (np.abs(a - b).max(axis=2) > 0.1).mean()
+    print(f"dragging handle {j} changed {changed:.2%} of the pixels")
+    assert changed > 0.002, "the drag did not move the mesh"
+    print("view window OK")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
