@@ -34,7 +34,7 @@ if [ ! -f "$B/build.ninja" ]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DPython_EXECUTABLE=/usr/bin/python3 \
-    -DFASTCD_BUILD_TESTS=ON -DFASTCD_BUILD_BENCH=OFF -DFASTCD_BUILD_PYTHON=OFF -DFASTCD_BUILD_FUZZ=OFF
+    -DFASTCD_BUILD_TESTS=ON -DFASTCD_BUILD_BENCH=OFF -DFASTCD_BUILD_PYTHON=OFF -DFASTCD_BUILD_FUZZ=OFF -DFASTCD_BUILD_VIEWER=OFF
 fi
 cmake --build "$B" -j"$JOBS"
 t1=$(date +%s)
