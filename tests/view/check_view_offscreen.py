@@ -3,7 +3,10 @@ matches the stored picture (tests/view/golden) within a small tolerance; the met
 (clusters, a mode, the leak field, |u_c|) draw distinct, non-trivial pictures; a scripted drag
 moves the mesh; a short recording is an MP4; bad requests are one error line and write nothing.
 
-    check_view_offscreen.py FASTCD_CLI SCENE GOLDEN_PNG WORK_DIR
+    check_view_offscreen.py FASTCD_CLI SCENE GOLDEN_PNG WORK_DIR CHARACTER.glb
+
+The character (whose surface is its tet vertices) is drawn with the mesh lifted on the GPU in
+skinning form and on the CPU: the pictures agree.
 """
 import os
 import subprocess
@@ -29,7 +32,7 @@ def refused(cli, scene, png, needle, *args):
     assert not os.path.exists(png), "a refused request wrote " + png
 
 
-def main(cli, scene, golden, work):
+def main(cli, scene, golden, work, glb):
     os.makedirs(work, exist_ok=True)
     shaded = shot(cli, scene, os.path.join(work, "shaded.png"))
     ref = mpimg.imread(golden)[..., :3]
@@ -60,8 +63,14 @@ def main(cli, scene, golden, work):
     refused(cli, scene, bad, "--size", "--size", "13x7")
     refused(cli, scene, bad, "--frame 100000", "--frame", "100000")
     refused(cli, scene, bad, "handle 999", "--drag", "999:0,1,0")
+    gpu = shot(cli, glb, os.path.join(work, "gpu.png"), "--lift", "gpu")
+    cpu = shot(cli, glb, os.path.join(work, "cpu.png"), "--lift", "cpu")
+    d = np.abs(gpu - cpu)
+    print(f"GPU against CPU lifting: mean difference {d.mean():.2e}, max {d.max():.3f}")
+    assert d.mean() < 1e-3 and (d.max(axis=2) > 0.1).mean() < 1e-3, "the GPU lift draws another mesh"
+    refused(cli, scene, bad, "no skinning form", "--lift", "gpu")
     print("view offscreen OK")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:6])

@@ -158,5 +158,36 @@ TEST(ViewerModel, FieldsAreTheMethodsOwn) {
   test::expect_throw_with<std::invalid_argument>([] { view_field("x"); }, "expected shaded");
 }
 
+// Skinning form: blending the transforms with the weights gives the positions the simulation
+// has (what the GPU shader draws), and the rig alone without the modes.
+TEST(ViewerModel, SkinningFormLiftsToTheSimulatedPositions) {
+  const std::string glb = kData + "khronos-gltf/RiggedSimple.glb";
+  ViewerSettings v = fast_settings();
+  v.run.clusters = 8;
+  ViewerModel m(std::make_shared<const Scene>(load_scene(glb)), v);
+  ASSERT_TRUE(m.skinning_form());
+  for (int k = 0; k < 15; ++k) m.tick();
+  const Eigen::MatrixXf X = m.skinning_rest(), W = m.skinning_weights();
+  ASSERT_EQ(W.cols(), m.handles() + m.modes());
+  using Transforms = Eigen::Matrix<float, Eigen::Dynamic, 12, Eigen::RowMajor>;  // a row: one column-major 3x4
+  const auto blend = [&](const Transforms& M) {
+    MatrixXd x(X.rows(), 3);
+    for (Index v = 0; v < X.rows(); ++v) {
+      Eigen::Matrix<float, 3, 4> A = Eigen::Matrix<float, 3, 4>::Zero();
+      for (Index b = 0; b < W.cols(); ++b) A += W(v, b) * Eigen::Map<const Eigen::Matrix<float, 3, 4>>(M.row(b).data());
+      x.row(v) = (A * X.row(v).transpose().homogeneous()).cast<double>().transpose();
+    }
+    return x;
+  };
+  const Transforms Mr = m.skinning_transforms();
+  const double size = (m.rig_positions().colwise().maxCoeff() - m.rig_positions().colwise().minCoeff()).maxCoeff();
+  EXPECT_LT((blend(Mr) - m.positions()).cwiseAbs().maxCoeff(), 1e-5 * size);
+  const Transforms Rr = m.skinning_transforms(false);
+  EXPECT_LT((blend(Rr) - m.rig_positions()).cwiseAbs().maxCoeff(), 1e-5 * size);
+  EXPECT_GT((m.positions() - m.rig_positions()).cwiseAbs().maxCoeff(), 1e-4 * size);  // there is motion to lift
+  // The elephant's render mesh is embedded in its tets (not tet vertices): no skinning form.
+  EXPECT_FALSE(ViewerModel(elephant(), fast_settings()).skinning_form());
+}
+
 }  // namespace
 }  // namespace fastcd

@@ -45,6 +45,37 @@ void main() {
   frag = vec4(v_colour * light, alpha);
 })";
 
+// Skinning-form lifting: K4 RGBA texels of weights per vertex, 3 rows per transform.
+std::string skin_vs(int k4) {
+  return "#version 330 core\n#define K4 " + std::to_string(k4) + R"(
+layout(location = 0) in vec3 rest;
+layout(location = 1) in vec3 colour;
+uniform sampler2D weights;
+uniform int wwidth;
+layout(std140) uniform Transforms { vec4 rows[3 * 4 * K4]; };
+uniform mat4 mvp;
+uniform vec3 offset;
+out vec3 v_colour;
+out vec3 v_world;
+void main() {
+  vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+  for (int j = 0; j < K4; ++j) {
+    int i = gl_VertexID * K4 + j;
+    vec4 w = texelFetch(weights, ivec2(i % wwidth, i / wwidth), 0);
+    for (int c = 0; c < 4; ++c) {
+      int b = 3 * (4 * j + c);
+      r0 += w[c] * rows[b];
+      r1 += w[c] * rows[b + 1];
+      r2 += w[c] * rows[b + 2];
+    }
+  }
+  vec4 p = vec4(rest, 1.0);
+  v_world = vec3(dot(r0, p), dot(r1, p), dot(r2, p)) + offset;
+  v_colour = colour;
+  gl_Position = mvp * vec4(v_world, 1.0);
+})";
+}
+
 const char* kPointVs = R"(#version 330 core
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec3 colour;
@@ -254,6 +285,82 @@ void Renderer::mesh(const Camera& cam, const Eigen::MatrixXf& X, const std::vect
   glBindBuffer(GL_ARRAY_BUFFER, vbo_pos_);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(P.size() * sizeof(float)), P.data(), GL_STREAM_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, vbo_col_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(rgb.size() * sizeof(float)), rgb.data(), GL_STREAM_DRAW);
+  if (alpha < 1) {
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+  }
+  glDrawElements(GL_TRIANGLES, index_count_, GL_UNSIGNED_INT, nullptr);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glBindVertexArray(0);
+}
+
+bool Renderer::init_skinning(const Eigen::MatrixXf& rest, const Eigen::MatrixXf& weights) {
+  const int K = static_cast<int>(weights.cols()), k4 = (K + 3) / 4;
+  GLint max_block = 0;
+  glGetIntegerv(GL_MAX_UNIFORM_BLOCK_SIZE, &max_block);
+  if (K == 0 || 3 * 4 * k4 * 16 > max_block) return false;
+  skin_k4_ = k4;
+  skin_program_ = link(skin_vs(k4).c_str(), kMeshFs);
+  glUniformBlockBinding(skin_program_, glGetUniformBlockIndex(skin_program_, "Transforms"), 0);
+  glGenVertexArrays(1, &skin_vao_);
+  glBindVertexArray(skin_vao_);
+  const Eigen::Matrix<float, Eigen::Dynamic, 3, Eigen::RowMajor> X = rest;
+  glGenBuffers(1, &skin_rest_);
+  glBindBuffer(GL_ARRAY_BUFFER, skin_rest_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(X.size() * sizeof(float)), X.data(), GL_STATIC_DRAW);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(0);
+  glGenBuffers(1, &skin_col_);
+  glBindBuffer(GL_ARRAY_BUFFER, skin_col_);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glEnableVertexAttribArray(1);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+  glBindVertexArray(0);
+  // Weights: vertex v's texels at v*K4 .. v*K4 + K4-1, wrapped at the texture's width.
+  const long texels = static_cast<long>(rest.rows()) * k4;
+  const int width = static_cast<int>(std::min<long>(texels, 4096)),
+            height = static_cast<int>((texels + width - 1) / width);
+  std::vector<float> data(static_cast<std::size_t>(4L * width * height), 0.0f);
+  for (Eigen::Index v = 0; v < weights.rows(); ++v)
+    for (int b = 0; b < K; ++b) data[static_cast<std::size_t>(4 * (v * k4) + b)] = weights(v, b);
+  glGenTextures(1, &skin_tex_);
+  glBindTexture(GL_TEXTURE_2D, skin_tex_);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, data.data());
+  glUseProgram(skin_program_);
+  glUniform1i(glGetUniformLocation(skin_program_, "wwidth"), width);
+  glUniform1i(glGetUniformLocation(skin_program_, "weights"), 0);
+  glGenBuffers(1, &skin_ubo_);
+  glBindBuffer(GL_UNIFORM_BUFFER, skin_ubo_);
+  glBufferData(GL_UNIFORM_BUFFER, 3 * 4 * k4 * 16, nullptr, GL_STREAM_DRAW);
+  return true;
+}
+
+void Renderer::mesh_skinned(const Camera& cam, const Eigen::MatrixXf& transforms, const std::vector<float>& rgb,
+                            const Eigen::Vector3f& offset, float alpha) {
+  // Each transform's three rows as vec4s (std140), padded to 4*K4 transforms with zeros.
+  std::vector<float> rows(static_cast<std::size_t>(3 * 4 * skin_k4_ * 4), 0.0f);
+  for (Eigen::Index b = 0; b < transforms.rows(); ++b)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) rows[static_cast<std::size_t>(4 * (3 * b + r) + c)] = transforms(b, 3 * c + r);
+  const Eigen::Matrix4f mvp = cam.projection(float(w_) / float(std::max(h_, 1))) * cam.view();
+  glUseProgram(skin_program_);
+  glUniformMatrix4fv(glGetUniformLocation(skin_program_, "mvp"), 1, GL_FALSE, mvp.data());
+  glUniform3fv(glGetUniformLocation(skin_program_, "offset"), 1, offset.data());
+  const Eigen::Vector3f eye = (cam.view().inverse() * Eigen::Vector4f(0, 0, 0, 1)).head<3>();
+  glUniform3fv(glGetUniformLocation(skin_program_, "eye"), 1, eye.data());
+  glUniform1f(glGetUniformLocation(skin_program_, "alpha"), alpha);
+  glBindBuffer(GL_UNIFORM_BUFFER, skin_ubo_);
+  glBufferSubData(GL_UNIFORM_BUFFER, 0, static_cast<GLsizeiptr>(rows.size() * sizeof(float)), rows.data());
+  glBindBufferBase(GL_UNIFORM_BUFFER, 0, skin_ubo_);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, skin_tex_);
+  glBindVertexArray(skin_vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, skin_col_);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(rgb.size() * sizeof(float)), rgb.data(), GL_STREAM_DRAW);
   if (alpha < 1) {
     glEnable(GL_BLEND);

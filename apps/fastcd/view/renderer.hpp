@@ -42,6 +42,14 @@ class Renderer {
   /// ghost (drawn without depth writes).
   void mesh(const Camera& cam, const Eigen::MatrixXf& X, const std::vector<float>& rgb, const Eigen::Vector3f& offset,
             float alpha = 1.0f);
+  /// Skinning-form lifting on the GPU (x_v = sum_b w_vb M_b [X_v; 1], dense weights in an
+  /// RGBA32F texture read with texelFetch, the transforms' rows in a uniform block): the rest
+  /// positions (#V x 3) and weights (#V x K) go up once. False (and the CPU path stays) when the
+  /// context's uniform blocks cannot hold K transforms.
+  bool init_skinning(const Eigen::MatrixXf& rest, const Eigen::MatrixXf& weights);
+  /// Draws the mesh lifted on the GPU by K transforms (K x 12, each a column-major 3x4).
+  void mesh_skinned(const Camera& cam, const Eigen::MatrixXf& transforms, const std::vector<float>& rgb,
+                    const Eigen::Vector3f& offset, float alpha = 1.0f);
   /// Draws points (handles) of `size` pixels, one colour each.
   void points(const Camera& cam, const Eigen::MatrixXf& P, const std::vector<float>& rgb, float size);
   /// The viewport's pixels, RGB, top row first.
@@ -51,6 +59,8 @@ class Renderer {
   int w_ = 0, h_ = 0;
   unsigned program_ = 0, point_program_ = 0, vao_ = 0, vbo_pos_ = 0, vbo_col_ = 0, ebo_ = 0;
   unsigned point_vao_ = 0, point_vbo_ = 0;
+  unsigned skin_program_ = 0, skin_vao_ = 0, skin_rest_ = 0, skin_col_ = 0, skin_tex_ = 0, skin_ubo_ = 0;
+  int skin_k4_ = 0;
   int index_count_ = 0;
 };
 

@@ -44,7 +44,7 @@ struct ViewArgs {
   int modes = 16, clusters = 100, iterations = 10, mode = 0, frame = -1, frames = -1;
   double gravity = 0, quit_after = 0;
   bool stats = false, paused = false, print_handles = false;
-  std::string window_screenshot;
+  std::string window_screenshot, lift = "auto";
 };
 
 /// How the model is drawn: the colour field, the layout and the selected handle.
@@ -53,6 +53,7 @@ struct Look {
   int mode = 0;
   enum Layout { Single, Side, Overlay } layout = Side;
   int selected = -1;
+  bool gpu = false;  ///< lift on the GPU in skinning form (Renderer::init_skinning succeeded)
 };
 
 Eigen::MatrixXf as3d(const MatrixXd& X) {
@@ -101,14 +102,20 @@ view::Camera fit_camera(const ViewerModel& m, const Look& look) {
 /// over it), and the handles.
 void draw(view::Renderer& r, const view::Camera& cam, const ViewerModel& m, const Look& look, int w, int h) {
   r.begin(w, h);
-  const MatrixXd X = m.positions();
+  const Index n = m.output_vertices();
   const VectorXd field = look.field == ViewField::Shaded ? VectorXd() : m.field(look.field, look.mode);
-  const std::vector<float> rgb = view::colours(field, palette_of(look.field), X.rows());
-  r.mesh(cam, as3d(X), rgb, Eigen::Vector3f::Zero());
-  if (look.layout == Look::Side) r.mesh(cam, as3d(m.rig_positions()), rgb, Eigen::Vector3f(-panel_shift(m), 0, 0));
-  if (look.layout == Look::Overlay)
-    r.mesh(cam, as3d(m.rig_positions()), view::colours({}, view::Palette::Ghost, X.rows()), Eigen::Vector3f::Zero(),
-           0.35f);
+  const std::vector<float> rgb = view::colours(field, palette_of(look.field), n),
+                           ghost = view::colours({}, view::Palette::Ghost, n);
+  const Eigen::Vector3f here = Eigen::Vector3f::Zero(), left(-panel_shift(m), 0, 0);
+  if (look.gpu) {  // only the transforms go up: the shader blends them with the weights
+    r.mesh_skinned(cam, m.skinning_transforms(true), rgb, here);
+    if (look.layout == Look::Side) r.mesh_skinned(cam, m.skinning_transforms(false), rgb, left);
+    if (look.layout == Look::Overlay) r.mesh_skinned(cam, m.skinning_transforms(false), ghost, here, 0.35f);
+  } else {
+    r.mesh(cam, as3d(m.positions()), rgb, here);
+    if (look.layout == Look::Side) r.mesh(cam, as3d(m.rig_positions()), rgb, left);
+    if (look.layout == Look::Overlay) r.mesh(cam, as3d(m.rig_positions()), ghost, here, 0.35f);
+  }
   if (m.manipulable()) {
     Eigen::MatrixXf P(m.handles(), 3);
     std::vector<float> c;
@@ -192,6 +199,12 @@ int run_offscreen(const ViewArgs& a) {
   view::Offscreen ctx(w, h);
   view::Renderer r;
   r.init(m->faces());
+  look.gpu = a.lift != "cpu" && m->skinning_form() && r.init_skinning(m->skinning_rest(), m->skinning_weights());
+  if (a.lift == "gpu" && !look.gpu)
+    throw std::invalid_argument(
+        "--lift gpu: this scene and solver have no skinning form (the fast solver, a 3D LBS "
+        "rig and an output surface on the tet vertices are needed)");
+  std::fprintf(stdout, "lifting on the %s\n", look.gpu ? "GPU (skinning form)" : "CPU");
   if (!a.screenshot.empty()) {
     const int f = a.frame >= 0 ? a.frame : 0;
     FASTCD_CHECK(f < m->frames(), "--frame ", f, ": the animation has ", m->frames(), " frames");
@@ -208,9 +221,15 @@ int run_offscreen(const ViewArgs& a) {
     m->seek(0);
     const view::Camera cam = fit_camera(*m, look);
     std::vector<std::uint8_t> bgra(static_cast<std::size_t>(4 * w * h));
+    double t_step = 0, t_draw = 0;
     encode_mp4(a.record, w, h, std::min(fps, 60), total, [&](int f) {
+      const auto t0 = Clock::now();
       if (f > 0) m->step();
+      const auto t1 = Clock::now();
       draw(r, cam, *m, look, w, h);
+      glFinish();
+      t_step += std::chrono::duration<double>(t1 - t0).count();
+      t_draw += std::chrono::duration<double>(Clock::now() - t1).count();
       const std::vector<std::uint8_t> rgb = r.read_pixels(w, h);
       for (std::size_t i = 0, n = static_cast<std::size_t>(w * h); i < n; ++i) {
         bgra[4 * i] = rgb[3 * i + 2];
@@ -221,6 +240,9 @@ int run_offscreen(const ViewArgs& a) {
       return VideoFrame{bgra.data(), 4 * w};
     });
     std::fprintf(stdout, "%d frames -> %s\n", total, a.record.c_str());
+    if (a.stats)  // per frame: the solver's step (and the monitor), and lifting + drawing (GPU or CPU)
+      std::fprintf(stdout, "per frame: step %.3f ms, lift + draw %.3f ms (%s lift, %dx%d)\n", 1e3 * t_step / total,
+                   1e3 * t_draw / total, look.gpu ? "GPU" : "CPU", w, h);
 #else
     throw std::runtime_error("--record: this fastcd was built without video encoding (FASTCD_BUILD_VIZ=OFF)");
 #endif
@@ -263,6 +285,9 @@ int run_window(const ViewArgs& a) {
   ImGui_ImplOpenGL3_Init("#version 330");
   view::Renderer r;
   r.init(m->faces());
+  const bool gpu_ready =
+      a.lift != "cpu" && m->skinning_form() && r.init_skinning(m->skinning_rest(), m->skinning_weights());
+  look.gpu = gpu_ready;
   if (a.frame > 0) m->seek(std::min(a.frame, m->frames() - 1));
   if (a.paused) m->set_playing(false);
   view::Camera cam = fit_camera(*m, look);
@@ -355,6 +380,7 @@ int run_window(const ViewArgs& a) {
         std::fprintf(stdout, "%s\n", e.what());
       }
     }
+    if (gpu_ready) ImGui::Checkbox("lift on the GPU (skinning form)", &look.gpu);
     if (m->rebuilding()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "precomputing in the background...");
     if (!m->last_error().empty()) ImGui::TextWrapped("%s", m->last_error().c_str());
     ImGui::Separator();
@@ -415,8 +441,11 @@ int run_window(const ViewArgs& a) {
       dragging = false;
     }
 
-    const auto t_lift = Clock::now();
-    (void)m->positions();
+    const auto t_lift = Clock::now();  // what the CPU does per frame to place the mesh
+    if (look.gpu)
+      (void)m->skinning_transforms();
+    else
+      (void)m->positions();
     lift_ms = 1e3 * std::chrono::duration<double>(Clock::now() - t_lift).count();
     const auto t_draw = Clock::now();
     draw(r, cam, *m, look, w, h);
@@ -477,6 +506,8 @@ void register_view(CLI::App& app) {
   v->add_option("--frames", a->frames, "--record: only the first N frames")->check(CLI::PositiveNumber);
   v->add_option("--drag", a->drags, "HANDLE:dx,dy[,dz]: move a handle on top of the animation (normalised units)");
   v->add_flag("--stats", a->stats, "print the frame-time breakdown (step, lift, draw) now and then");
+  v->add_option("--lift", a->lift, "auto (GPU skinning form when the scene has one), gpu or cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   v->add_flag("--paused", a->paused, "window: start paused (at --frame)");
   v->add_option("--quit-after", a->quit_after, "window: close after this many seconds (scripted sessions)")
       ->check(CLI::PositiveNumber);

@@ -53,17 +53,17 @@ ViewerModel::ViewerModel(std::shared_ptr<const Scene> scene, const ViewerSetting
     VectorXi incident = VectorXi::Constant(scene_->X.rows(), 0);
     for (Index t = scene_->T.rows() - 1; t >= 0; --t)
       for (Index k = 0; k <= dim; ++k) incident[scene_->T(t, k)] = static_cast<int>(t);
-    out_element_.resize(E_.rows());
-    for (Index r = 0; r < E_.outerSize(); ++r) {
-      Index best = 0;
-      double w = -1;
-      for (SparseMatrix::InnerIterator it(E_, r); it; ++it)
-        if (it.value() > w) {
-          w = it.value();
-          best = it.col();
+    // Per output vertex, the tet vertex with its largest embedding weight.
+    VectorXi best = VectorXi::Zero(E_.rows());
+    VectorXd w = VectorXd::Constant(E_.rows(), -1.0);
+    for (Index k = 0; k < E_.outerSize(); ++k)
+      for (SparseMatrix::InnerIterator it(E_, k); it; ++it)
+        if (it.value() > w[it.row()]) {
+          w[it.row()] = it.value();
+          best[it.row()] = static_cast<int>(it.col());
         }
-      out_element_[r] = incident[best];
-    }
+    out_element_.resize(E_.rows());
+    for (Index r = 0; r < E_.rows(); ++r) out_element_[r] = incident[best[r]];
   }
   if (scene_->handle_points.rows() == scene_->handles) {
     rest_handles_ = scene_->handle_points;
@@ -283,6 +283,42 @@ VectorXd ViewerModel::field(ViewField f, int mode) const {
     }
   }
   return {};
+}
+
+}  // namespace fastcd
+
+namespace fastcd {
+
+bool ViewerModel::skinning_form() const {
+  if (sim_->fast() == nullptr || scene_->dim != 3 || !manipulable() || scene_->W.cols() != scene_->handles)
+    return false;
+  VectorXi entries = VectorXi::Zero(E_.rows());  // every output vertex one tet vertex, weight 1
+  for (Index k = 0; k < E_.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(E_, k); it; ++it) entries[it.row()] += it.value() == 1.0 ? 1 : 2;
+  return (entries.array() == 1).all();
+}
+
+Eigen::MatrixXf ViewerModel::skinning_rest() const { return (E_ * scene_->X).cast<float>(); }
+
+Eigen::MatrixXf ViewerModel::skinning_weights() const {
+  FASTCD_CHECK(skinning_form(), "skinning-form lifting needs the fast solver, a 3D LBS rig and tet-vertex output");
+  MatrixXd W(E_.rows(), scene_->handles + modes());
+  W << E_ * scene_->W, E_ * sim_->fast()->W();
+  return W.cast<float>();
+}
+
+Eigen::MatrixXf ViewerModel::skinning_transforms(bool dynamics) const {
+  FASTCD_CHECK(skinning_form(), "skinning-form lifting needs the fast solver, a 3D LBS rig and tet-vertex output");
+  const Index h = scene_->handles, k = modes();
+  MatrixXd M = MatrixXd::Zero(h + k, 12);
+  const VectorXd& p = sim_->state().p;
+  for (Index j = 0; j < h; ++j) M.row(j) = p.segment(12 * j, 12).transpose();
+  if (dynamics) {
+    MatrixXd T(k, 12);
+    sim_->fast()->mode_transforms(sim_->state().s, T);
+    M.bottomRows(k) = T;
+  }
+  return M.cast<float>();
 }
 
 }  // namespace fastcd

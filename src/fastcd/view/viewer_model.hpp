@@ -90,6 +90,7 @@ class ViewerModel {
 
   // ---- what is drawn (the output surface: render vertices, or the tets' boundary)
   const MatrixXi& faces() const { return faces_; }
+  Index output_vertices() const { return E_.rows(); }
   MatrixXd positions() const;      ///< output surface now (#out x dim, normalised)
   MatrixXd rig_positions() const;  ///< the rig alone
   /// Per output vertex, the colour field in [0, 1] (clusters: a category index / clusters;
@@ -97,6 +98,17 @@ class ViewerModel {
   VectorXd field(ViewField f, int mode = 0) const;
   int modes() const;     ///< fast solver: skinning eigenmodes (0 in full order)
   int clusters() const;  ///< fast solver: rotation clusters
+
+  // ---- skinning-form lifting (what a GPU skinning shader computes): x_v = sum_b w_vb M_b [X_v; 1]
+  // over the rig's handles (M_b: the pose's [A | t]) and the skinning eigenmodes (M_k: the fast
+  // state's mode transforms, FastCD::mode_transforms), so only the transforms change per frame.
+  /// Available for the fast solver in 3D under an LBS rig when every output vertex is a tet vertex.
+  bool skinning_form() const;
+  Eigen::MatrixXf skinning_rest() const;     ///< #out x 3 rest positions X_v (normalised)
+  Eigen::MatrixXf skinning_weights() const;  ///< #out x (handles + modes): [rig weights | mode weights]
+  /// (handles + modes) x 12: each transform's column-major 3x4; `dynamics` false zeroes the modes'
+  /// (the rig alone). @throws std::invalid_argument when !skinning_form().
+  Eigen::MatrixXf skinning_transforms(bool dynamics = true) const;
 
   // ---- statistics, newest last
   const std::deque<double>& step_ms() const { return step_ms_; }
