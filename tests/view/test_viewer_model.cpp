@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "fastcd/scene/scene.hpp"
@@ -156,6 +158,32 @@ TEST(ViewerModel, FieldsAreTheMethodsOwn) {
   test::expect_throw_with<std::invalid_argument>([&] { m.field(ViewField::Mode, 99); }, "mode 99");
   EXPECT_EQ(view_field("clusters"), ViewField::Clusters);
   test::expect_throw_with<std::invalid_argument>([] { view_field("x"); }, "expected shaded");
+}
+
+// A scene without a render mesh draws its tets' boundary: each boundary vertex takes the
+// cluster of an element it belongs to.
+TEST(ViewerModel, TheBoundaryOutputColoursEachVertexByOneOfItsElements) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("fastcd-view-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* f : {"elephant.json", "elephant.mesh", "elephant.tgf", "elephant.dmat", "elephant_anim.txt"})
+    fs::copy_file(kData + "complementary-dynamics-cpp/elephant/" + f, dir / f, fs::copy_options::overwrite_existing);
+  ViewerModel m(std::make_shared<const Scene>(load_scene((dir / "elephant.json").string())), fast_settings());
+  fs::remove_all(dir);
+  ASSERT_EQ(m.scene().render_V.rows(), 0);
+  const VectorXd c = m.field(ViewField::Clusters);
+  ASSERT_EQ(c.size(), m.output_vertices());
+  const VectorXi& labels = m.simulation().fast()->labels();
+  // Every value is the label of an element touching that vertex.
+  const OutputSurface out = output_surface(m.scene());
+  for (Index k = 0; k < out.E.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(out.E, k); it; ++it) {
+      bool found = false;
+      for (Index t = 0; t < m.scene().T.rows() && !found; ++t)
+        for (int j = 0; j < 4; ++j)
+          found |= m.scene().T(t, j) == it.col() && std::abs((labels[t] + 0.5) / m.clusters() - c[it.row()]) < 1e-12;
+      EXPECT_TRUE(found) << "output vertex " << it.row();
+    }
 }
 
 // Skinning form: blending the transforms with the weights gives the positions the simulation
