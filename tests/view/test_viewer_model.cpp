@@ -46,6 +46,11 @@ TEST(ViewerModel, PlaybackIsTheSimulationFastcdRunSteps) {
   EXPECT_EQ(m.faces(), out.F);
   EXPECT_EQ(m.residuals().size(), 13u);
   EXPECT_LT(*std::max_element(m.residuals().begin(), m.residuals().end()), 1e-8);
+  // The reduced residual and kinetic energy are the simulation's own (its monitor measures them
+  // on the lifted u_c).
+  EXPECT_NEAR(m.residuals().back(), sim.last_step().residual, 1e-12);
+  EXPECT_NEAR(m.kinetic_energies().back(), sim.last_step().kinetic_energy, 1e-9 * sim.last_step().kinetic_energy);
+  EXPECT_GT(m.kinetic_energies().back(), 0.0);
   // Paused: ticks do nothing; step() still steps.
   m.set_playing(false);
   m.tick();
