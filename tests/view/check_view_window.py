@@ -1,7 +1,8 @@
 """`fastcd view` in a real window under Xvfb, driven by synthetic mouse input (xdotool):
 run it paused at a frame and save what it draws; run it again and drag the handle that moves
-the most tissue with the mouse; the second picture must differ (the mesh followed the drag),
-and both must show a model, not an empty viewport.
+the most tissue with the mouse, and once more select it and drag its ring (the rotate gizmo)
+a quarter turn; those pictures must differ from the first (the mesh followed), and all must show
+a model, not an empty viewport.
 
     xvfb-run -a check_view_window.py FASTCD_CLI SCENE WORK_DIR   (PYTHONPATH: the fastcd module)
 """
@@ -16,7 +17,7 @@ import matplotlib.image as mpimg
 import fastcd
 
 
-def run(cli, scene, png, drag_handle=None):
+def run(cli, scene, png, drag_handle=None, turn=False):
     args = [cli, "view", scene, "--layout", "single", "--size", "800x600", "--frame", "40", "--paused",
             "--quit-after", "12", "--window-screenshot", png, "--print-handles"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -35,14 +36,25 @@ def run(cli, scene, png, drag_handle=None):
         x, y = at
         subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
         time.sleep(0.6)  # a few frames, so the viewer has seen the pointer there
+        if turn:  # select the handle with a click, then drag its ring (radius 40 px) a quarter turn
+            subprocess.run(["xdotool", "click", "1"], check=True)
+            time.sleep(0.6)
+            x0, y0, path = x, y, [(x + 40 * np.cos(a), y - 40 * np.sin(a)) for a in np.linspace(0, np.pi / 2, 11)]
+            x, y = path[0]
+            subprocess.run(["xdotool", "mousemove", "--window", wid, str(int(x)), str(int(y))], check=True)
+            time.sleep(0.6)
+        else:
+            path = [(x + 8 * k, y - 4 * k) for k in range(1, 11)]
         subprocess.run(["xdotool", "mousedown", "1"], check=True)
         time.sleep(0.3)
-        for k in range(1, 11):
-            subprocess.run(["xdotool", "mousemove", "--window", wid, str(x + 8 * k), str(y - 4 * k)], check=True)
+        for px, py in path:
+            subprocess.run(["xdotool", "mousemove", "--window", wid, str(int(px)), str(int(py))], check=True)
             time.sleep(0.15)
         subprocess.run(["xdotool", "mouseup", "1"], check=True)
-    _, err = p.communicate(timeout=120)
+    out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
+    if turn:
+        assert f"ring of handle {drag_handle} grabbed" in out, out
     return mpimg.imread(png)
 
 
@@ -59,6 +71,10 @@ def main(cli, scene, work):
     changed = (np.abs(a - b).max(axis=2) > 0.1).mean()
     print(f"dragging handle {j} changed {changed:.2%} of the pixels")
     assert changed > 0.002, "the drag did not move the mesh"
+    c = run(cli, scene, os.path.join(work, "turned.png"), drag_handle=j, turn=True)
+    turned = (np.abs(a - c).max(axis=2) > 0.1).mean()
+    print(f"turning handle {j} by its ring changed {turned:.2%} of the pixels")
+    assert turned > 0.002, "turning the handle did not move the mesh"
     print("view window OK")
 
 

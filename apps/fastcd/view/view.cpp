@@ -11,6 +11,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <Eigen/LU>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -311,8 +312,9 @@ int run_window(const ViewArgs& a) {
   const double ym0 = m->ym(), rho0 = m->rho();
   double acc = 0, step_ms = 0, draw_ms = 0, lift_ms = 0;
   auto last = Clock::now();
-  bool dragging = false;
-  double mx0 = 0, my0 = 0;
+  bool dragging = false, rotating = false;
+  double mx0 = 0, my0 = 0, angle0 = 0;
+  constexpr float kRing = 40.0f;  // the rotate gizmo: a ring of this radius (window pixels) around the selected handle
   while (!glfwWindowShouldClose(window.win)) {
     glfwPollEvents();
     int w = 0, h = 0;
@@ -392,7 +394,9 @@ int run_window(const ViewArgs& a) {
         ke(m->kinetic_energies().begin(), m->kinetic_energies().end());
     ImGui::PlotLines("residual", res.data(), static_cast<int>(res.size()), 0, nullptr, 0.0f, FLT_MAX, ImVec2(0, 50));
     ImGui::PlotLines("kinetic E", ke.data(), static_cast<int>(ke.size()), 0, nullptr, 0.0f, FLT_MAX, ImVec2(0, 50));
-    ImGui::TextWrapped("Left button: drag a handle (yellow). Right button: turn the camera. Wheel: zoom.");
+    ImGui::TextWrapped(
+        "Left button: drag a handle (yellow) to move it; drag its ring to turn it. Right button: turn the camera. "
+        "Wheel: zoom.");
     ImGui::End();
 
     // Mouse in the viewport: pick and drag handles, orbit, zoom.
@@ -403,7 +407,21 @@ int run_window(const ViewArgs& a) {
     glfwGetWindowSize(window.win, &ww, &wh);
     const double sx = ww > 0 ? double(w) / ww : 1, sy = wh > 0 ? double(h) / wh : 1;
     if (!io.WantCaptureMouse) {
-      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && m->manipulable()) {
+      // The selected handle's ring: pressing on it turns the handle about the view axis.
+      Eigen::Vector2f ring_centre(0, 0);
+      if (look.selected >= 0)
+        ring_centre = cam.project(as3d(m->handle_position(look.selected).transpose()).row(0).transpose(), w, h)
+                          .cwiseQuotient(Eigen::Vector2f(float(sx), float(sy)));
+      const auto mouse_angle = [&] { return std::atan2(my - ring_centre.y(), mx - ring_centre.x()); };
+      const float from_ring = std::abs((Eigen::Vector2f(float(mx), float(my)) - ring_centre).norm() - kRing);
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && look.selected >= 0 && from_ring < 8.0f) {
+        rotating = true;
+        angle0 = mouse_angle();
+        if (a.print_handles) {
+          std::fprintf(stdout, "ring of handle %d grabbed\n", look.selected);
+          std::fflush(stdout);
+        }
+      } else if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && m->manipulable()) {
         look.selected = -1;
         float best = 15.0f * float(sx);
         for (Index j = 0; j < m->handles(); ++j) {
@@ -428,7 +446,32 @@ int run_window(const ViewArgs& a) {
       }
       if (io.MouseWheel != 0) cam.distance *= std::pow(0.9f, io.MouseWheel);
     }
-    if (dragging && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+    if (rotating && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+      const Eigen::Vector2f c =
+          cam.project(as3d(m->handle_position(look.selected).transpose()).row(0).transpose(), w, h)
+              .cwiseQuotient(Eigen::Vector2f(float(sx), float(sy)));
+      const double angle = std::atan2(my - c.y(), mx - c.x());
+      double d = angle - angle0;
+      d = std::remainder(d, 2 * M_PI);
+      angle0 = angle;
+      // Screen angles grow clockwise (y down): a turn about the axis into the screen.
+      const Eigen::Vector3d into =
+          (cam.center - (cam.view().inverse() * Eigen::Vector4f(0, 0, 0, 1)).head<3>()).normalized().cast<double>();
+      if (d != 0) {
+        m->rotate_handle(look.selected, into, d);
+        if (!m->playing()) m->seek(m->frame());
+      }
+    } else {
+      rotating = false;
+    }
+    if (look.selected >= 0 && m->manipulable()) {  // draw the ring
+      const Eigen::Vector2f c =
+          cam.project(as3d(m->handle_position(look.selected).transpose()).row(0).transpose(), w, h)
+              .cwiseQuotient(Eigen::Vector2f(float(sx), float(sy)));
+      ImGui::GetForegroundDrawList()->AddCircle(
+          ImVec2(c.x(), c.y()), kRing, rotating ? IM_COL32(255, 80, 80, 255) : IM_COL32(255, 220, 40, 220), 64, 2.5f);
+    }
+    if (dragging && !rotating && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
       const float k = cam.world_per_pixel(h);
       const Eigen::Vector3f d = k * (float((mx - mx0) * sx) * cam.right() - float((my - my0) * sy) * cam.up());
       mx0 = mx;
