@@ -17,7 +17,7 @@ import matplotlib.image as mpimg
 import fastcd
 
 
-def run(cli, scene, png, drag_handle=None, turn=False):
+def run(cli, scene, png, drag_handle=None, turn=False, slide=False):
     args = [cli, "view", scene, "--layout", "single", "--size", "800x600", "--frame", "40", "--paused",
             "--quit-after", "12", "--window-screenshot", png, "--print-handles"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -28,6 +28,10 @@ def run(cli, scene, png, drag_handle=None, turn=False):
             assert line, "the viewer ended before it was ready: " + p.stderr.read()
             if line.startswith(f"handle {drag_handle} at "):
                 at = [int(float(v)) for v in line.split()[3:5]]
+            if slide and line.startswith("slider iterations from "):
+                f = line.split()
+                at = [int(float(f[3])) + 4, int(float(f[7]))]
+                end = int(float(f[5])) - 4
             if line.startswith("window ready"):
                 break
         wid = subprocess.run(["xdotool", "search", "--sync", "--name", "fastcd view"], capture_output=True,
@@ -36,7 +40,9 @@ def run(cli, scene, png, drag_handle=None, turn=False):
         x, y = at
         subprocess.run(["xdotool", "mousemove", "--window", wid, str(x), str(y)], check=True)
         time.sleep(0.6)  # a few frames, so the viewer has seen the pointer there
-        if turn:  # select the handle with a click, then drag its ring (radius 40 px) a quarter turn
+        if slide:  # drag the iterations slider to its right end and let go: the solver rebuilds
+            path = [(x + (end - x) * k / 10, y) for k in range(1, 11)]
+        elif turn:  # select the handle with a click, then drag its ring (radius 40 px) a quarter turn
             subprocess.run(["xdotool", "click", "1"], check=True)
             time.sleep(0.6)
             x0, y0, path = x, y, [(x + 40 * np.cos(a), y - 40 * np.sin(a)) for a in np.linspace(0, np.pi / 2, 11)]
@@ -55,6 +61,8 @@ def run(cli, scene, png, drag_handle=None, turn=False):
     assert p.returncode == 0, err
     if turn:
         assert f"ring of handle {drag_handle} grabbed" in out, out
+    if slide:
+        assert "simulating with 30 iterations" in out, "the slider did not reach the solver:\n" + out
     return mpimg.imread(png)
 
 
@@ -75,6 +83,8 @@ def main(cli, scene, work):
     turned = (np.abs(a - c).max(axis=2) > 0.1).mean()
     print(f"turning handle {j} by its ring changed {turned:.2%} of the pixels")
     assert turned > 0.002, "turning the handle did not move the mesh"
+    run(cli, scene, os.path.join(work, "slid.png"), drag_handle=j, slide=True)
+    print("the iterations slider reached the solver")
     print("view window OK")
 
 

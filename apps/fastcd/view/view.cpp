@@ -306,6 +306,8 @@ int run_window(const ViewArgs& a) {
   }
   const auto t_open = Clock::now();
   bool announced = false;
+  int frames_drawn = 0;  // ImGui lays windows out over the first frames
+  int shown_iterations = -1;
   const bool full = m->simulation().solver() == SolverKind::Full;
   int solver = full ? 1 : 0, modes = a.modes, clusters = a.clusters, iterations = a.iterations;
   float ym_scale = 1.0f, rho_scale = 1.0f, gravity = static_cast<float>(a.gravity);
@@ -366,6 +368,12 @@ int run_window(const ViewArgs& a) {
     rebuild |= ImGui::IsItemDeactivatedAfterEdit();
     ImGui::SliderInt("iterations", &iterations, 1, 30);
     rebuild |= ImGui::IsItemDeactivatedAfterEdit();
+    if (a.print_handles &&
+        frames_drawn == 3) {  // where the slider is (laid out by now) (window pixels): for scripted input
+      const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+      std::fprintf(stdout, "slider iterations from %.0f to %.0f at %.0f\n", lo.x, lo.x + ImGui::CalcItemWidth(),
+                   (lo.y + hi.y) / 2);
+    }
     ImGui::InputInt("modes", &modes);
     ImGui::InputInt("clusters", &clusters);
     rebuild |= ImGui::Button("rebuild (modes, clusters)");
@@ -383,6 +391,11 @@ int run_window(const ViewArgs& a) {
       }
     }
     if (gpu_ready) ImGui::Checkbox("lift on the GPU (skinning form)", &look.gpu);
+    if (a.print_handles && m->simulation().options().cd.iterations != shown_iterations) {
+      shown_iterations = m->simulation().options().cd.iterations;
+      std::fprintf(stdout, "simulating with %d iterations\n", shown_iterations);
+      std::fflush(stdout);
+    }
     if (m->rebuilding()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "precomputing in the background...");
     if (!m->last_error().empty()) ImGui::TextWrapped("%s", m->last_error().c_str());
     ImGui::Separator();
@@ -502,7 +515,7 @@ int run_window(const ViewArgs& a) {
       glfwSetWindowShouldClose(window.win, 1);
     }
     glfwSwapBuffers(window.win);
-    if (a.print_handles && !announced) {  // scripted input may start now
+    if (a.print_handles && !announced && ++frames_drawn > 3) {  // scripted input may start now
       announced = true;
       std::fprintf(stdout, "window ready\n");
       std::fflush(stdout);
