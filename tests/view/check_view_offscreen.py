@@ -63,6 +63,7 @@ def main(cli, scene, golden, work, glb):
     refused(cli, scene, bad, "--size", "--size", "13x7")
     refused(cli, scene, bad, "--frame 100000", "--frame", "100000")
     refused(cli, scene, bad, "handle 999", "--drag", "999:0,1,0")
+    refused(cli, scene, bad, "expected HANDLE:dx,dy[,dz]", "--drag", "2:0,x,0")
     gpu = shot(cli, glb, os.path.join(work, "gpu.png"), "--lift", "gpu")
     cpu = shot(cli, glb, os.path.join(work, "cpu.png"), "--lift", "cpu")
     d = np.abs(gpu - cpu)

@@ -134,14 +134,23 @@ void apply_drags(ViewerModel& m, const std::vector<std::string>& drags) {
   for (const std::string& d : drags) {
     const auto colon = d.find(':');
     FASTCD_CHECK(colon != std::string::npos, "--drag '", d, "': expected HANDLE:dx,dy[,dz]");
-    const Index j = std::stol(d.substr(0, colon));
+    Index j = 0;
     std::vector<double> v;
-    std::string rest = d.substr(colon + 1);
-    for (std::size_t at = 0; at <= rest.size();) {
-      const std::size_t next = rest.find(',', at);
-      v.push_back(std::stod(rest.substr(at, next == std::string::npos ? std::string::npos : next - at)));
-      if (next == std::string::npos) break;
-      at = next + 1;
+    try {
+      std::size_t used = 0;
+      j = std::stol(d.substr(0, colon), &used);
+      FASTCD_CHECK(used == colon, "");
+      const std::string rest = d.substr(colon + 1);
+      for (std::size_t at = 0; at <= rest.size();) {
+        const std::size_t next = rest.find(',', at);
+        const std::string item = rest.substr(at, next == std::string::npos ? std::string::npos : next - at);
+        v.push_back(std::stod(item, &used));
+        FASTCD_CHECK(used == item.size(), "");
+        if (next == std::string::npos) break;
+        at = next + 1;
+      }
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--drag '" + d + "': expected HANDLE:dx,dy[,dz] with numbers");
     }
     FASTCD_CHECK(static_cast<Index>(v.size()) == m.scene().dim, "--drag '", d, "': ", m.scene().dim,
                  " components for a ", m.scene().dim, "D scene");
@@ -346,7 +355,7 @@ int run_window(const ViewArgs& a) {
     if (ImGui::Button("step")) m->step();
     int f = m->frame();
     if (ImGui::SliderInt("frame", &f, 0, m->frames() - 1)) m->seek(f);
-    static bool loop = true;
+    bool loop = m->settings().loop;
     if (ImGui::Checkbox("loop", &loop)) m->set_loop(loop);
     int layout = look.layout;
     ImGui::Combo("layout", &layout, "rig+dynamics\0side by side\0ghost overlay\0");
