@@ -18,8 +18,8 @@ import matplotlib.image as mpimg
 ENV = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
 
 
-def shot(cli, scene, png, *args):
-    r = subprocess.run([cli, "view", scene, "--screenshot", png, "--frame", "40", "--size", "480x320", *args],
+def shot(cli, scene, png, *args, frame="40"):
+    r = subprocess.run([cli, "view", scene, "--screenshot", png, "--frame", frame, "--size", "480x320", *args],
                        capture_output=True, text=True, env=ENV)
     assert r.returncode == 0, r.stderr
     return mpimg.imread(png)[..., :3]
@@ -70,6 +70,12 @@ def main(cli, scene, golden, work, glb):
     print(f"GPU against CPU lifting: mean difference {d.mean():.2e}, max {d.max():.3f}")
     assert d.mean() < 1e-3 and (d.max(axis=2) > 0.1).mean() < 1e-3, "the GPU lift draws another mesh"
     refused(cli, scene, bad, "no skinning form", "--lift", "gpu")
+    # A plain surface with handles, as fastcd run takes it: filled with tets, lifted on the GPU.
+    sphere = os.path.join(os.path.dirname(os.path.dirname(scene)), "sphere")
+    img = shot(cli, os.path.join(sphere, "sphere.obj"), os.path.join(work, "sphere.png"), "--handles",
+               os.path.join(sphere, "sphere.tgf"), "--anim", os.path.join(sphere, "sphere_anim.txt"), "--lift", "gpu", frame="20")
+    assert (np.abs(img - img[0, 0]).max(axis=2) > 0.05).mean() > 0.02, "no sphere in the picture"
+    refused(cli, os.path.join(sphere, "sphere.obj"), bad, "needs --handles and --anim")
     print("view offscreen OK")
 
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/scene/gltf_scene.hpp"
 #include "fastcd/scene/scene.hpp"
 #include "fastcd/view/viewer_model.hpp"
 #include "view/offscreen.hpp"
@@ -46,6 +47,8 @@ struct ViewArgs {
   double gravity = 0, quit_after = 0;
   bool stats = false, paused = false, print_handles = false;
   std::string window_screenshot, lift = "auto";
+  std::string clip, handles, anim, weights;  ///< glTF clip; a plain surface's handles, animation, weights
+  double scale = 0;                          ///< glTF / surface: metres per file unit (0: the default)
 };
 
 /// How the model is drawn: the colour field, the layout and the selected handle.
@@ -177,7 +180,27 @@ std::unique_ptr<ViewerModel> make_model(const ViewArgs& a, Look& look) {
   so.cache_dir = cache;
   std::fprintf(stdout, "loading %s\n", a.scene.c_str());
   std::fflush(stdout);
-  auto scene = std::make_shared<const Scene>(load_scene(a.scene, so));
+  // The inputs `fastcd run` takes: a glTF character, a plain surface with handles, a scene JSON.
+  std::shared_ptr<const Scene> scene;
+  if (is_gltf_file(a.scene)) {
+    GltfSceneOptions go;
+    go.clip = a.clip;
+    if (a.scale > 0) go.metres_per_unit = a.scale;
+    go.cache_dir = cache;
+    scene = std::make_shared<const Scene>(load_gltf_scene(a.scene, go));
+  } else if (is_surface_file(a.scene)) {
+    FASTCD_CHECK(!a.handles.empty() && !a.anim.empty(), "a plain surface needs --handles and --anim (as fastcd run)");
+    SurfaceSceneOptions o;
+    o.handles = a.handles;
+    o.animation = a.anim;
+    o.weights = a.weights;
+    if (a.scale > 0) o.metres_per_unit = a.scale;
+    scene = std::make_shared<const Scene>(load_surface_scene(a.scene, o, so));
+  } else {
+    FASTCD_CHECK(a.clip.empty() && a.handles.empty() && a.anim.empty() && a.weights.empty() && a.scale == 0,
+                 "--clip, --scale, --handles, --anim and --weights are for glTF characters and plain surfaces");
+    scene = std::make_shared<const Scene>(load_scene(a.scene, so));
+  }
   ViewerSettings vs;
   vs.run.solver = solver_kind(a.solver);
   vs.run.modes = a.modes;
@@ -548,7 +571,16 @@ void register_view(CLI::App& app) {
       "view",
       "Watch the method live: play the animation with the solver stepping, drag handles, change settings "
       "(a window); --screenshot / --record render offscreen without a display");
-  v->add_option("scene", a->scene, "scene JSON or glTF character (.glb / .gltf)")->required()->check(CLI::ExistingFile);
+  v->add_option(
+       "scene", a->scene,
+       "scene JSON, glTF character (.glb / .gltf), or a closed surface (.obj / .off / .ply) with --handles and --anim")
+      ->required()
+      ->check(CLI::ExistingFile);
+  v->add_option("--clip", a->clip, "glTF: the clip, by name or index (default: the first)");
+  v->add_option("--scale", a->scale, "glTF / surface: metres per file unit")->check(CLI::PositiveNumber);
+  v->add_option("--handles", a->handles, "surface: the handles (TGF)")->check(CLI::ExistingFile);
+  v->add_option("--anim", a->anim, "surface: the handles' animation")->check(CLI::ExistingFile);
+  v->add_option("--weights", a->weights, "surface: LBS weights, one row per surface vertex")->check(CLI::ExistingFile);
   v->add_option("--solver", a->solver, "fast or full")->check(CLI::IsMember({"fast", "full"}))->capture_default_str();
   v->add_option("--modes", a->modes, "fast: skinning eigenmodes")->check(CLI::PositiveNumber)->capture_default_str();
   v->add_option("--clusters", a->clusters, "fast: rotation clusters")
