@@ -271,20 +271,18 @@ void Renderer::begin(int w, int h) {
   glEnable(GL_PROGRAM_POINT_SIZE);
 }
 
-void Renderer::mesh(const Camera& cam, const Eigen::MatrixXf& X, const std::vector<float>& rgb,
-                    const Eigen::Vector3f& offset, float alpha) {
+void Renderer::use_mesh_program(unsigned program, const Camera& cam, const Eigen::Vector3f& offset, float alpha) {
   const Eigen::Matrix4f mvp = cam.projection(float(w_) / float(std::max(h_, 1))) * cam.view();
-  const Eigen::Matrix<float, Eigen::Dynamic, 3, Eigen::RowMajor> P = X;
-  glUseProgram(program_);
-  glUniformMatrix4fv(glGetUniformLocation(program_, "mvp"), 1, GL_FALSE, mvp.data());
-  glUniform3fv(glGetUniformLocation(program_, "offset"), 1, offset.data());
   const Eigen::Vector3f eye = (cam.view().inverse() * Eigen::Vector4f(0, 0, 0, 1)).head<3>();
-  glUniform3fv(glGetUniformLocation(program_, "eye"), 1, eye.data());
-  glUniform1f(glGetUniformLocation(program_, "alpha"), alpha);
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_pos_);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(P.size() * sizeof(float)), P.data(), GL_STREAM_DRAW);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_col_);
+  glUseProgram(program);
+  glUniformMatrix4fv(glGetUniformLocation(program, "mvp"), 1, GL_FALSE, mvp.data());
+  glUniform3fv(glGetUniformLocation(program, "offset"), 1, offset.data());
+  glUniform3fv(glGetUniformLocation(program, "eye"), 1, eye.data());
+  glUniform1f(glGetUniformLocation(program, "alpha"), alpha);
+}
+
+void Renderer::draw_triangles(unsigned colour_vbo, const std::vector<float>& rgb, float alpha) {
+  glBindBuffer(GL_ARRAY_BUFFER, colour_vbo);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(rgb.size() * sizeof(float)), rgb.data(), GL_STREAM_DRAW);
   if (alpha < 1) {
     glEnable(GL_BLEND);
@@ -295,6 +293,16 @@ void Renderer::mesh(const Camera& cam, const Eigen::MatrixXf& X, const std::vect
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
   glBindVertexArray(0);
+}
+
+void Renderer::mesh(const Camera& cam, const Eigen::MatrixXf& X, const std::vector<float>& rgb,
+                    const Eigen::Vector3f& offset, float alpha) {
+  const Eigen::Matrix<float, Eigen::Dynamic, 3, Eigen::RowMajor> P = X;
+  use_mesh_program(program_, cam, offset, alpha);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_pos_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(P.size() * sizeof(float)), P.data(), GL_STREAM_DRAW);
+  draw_triangles(vbo_col_, rgb, alpha);
 }
 
 bool Renderer::init_skinning(const Eigen::MatrixXf& rest, const Eigen::MatrixXf& weights) {
@@ -347,30 +355,14 @@ void Renderer::mesh_skinned(const Camera& cam, const Eigen::MatrixXf& transforms
   for (Eigen::Index b = 0; b < transforms.rows(); ++b)
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 4; ++c) rows[static_cast<std::size_t>(4 * (3 * b + r) + c)] = transforms(b, 3 * c + r);
-  const Eigen::Matrix4f mvp = cam.projection(float(w_) / float(std::max(h_, 1))) * cam.view();
-  glUseProgram(skin_program_);
-  glUniformMatrix4fv(glGetUniformLocation(skin_program_, "mvp"), 1, GL_FALSE, mvp.data());
-  glUniform3fv(glGetUniformLocation(skin_program_, "offset"), 1, offset.data());
-  const Eigen::Vector3f eye = (cam.view().inverse() * Eigen::Vector4f(0, 0, 0, 1)).head<3>();
-  glUniform3fv(glGetUniformLocation(skin_program_, "eye"), 1, eye.data());
-  glUniform1f(glGetUniformLocation(skin_program_, "alpha"), alpha);
+  use_mesh_program(skin_program_, cam, offset, alpha);
   glBindBuffer(GL_UNIFORM_BUFFER, skin_ubo_);
   glBufferSubData(GL_UNIFORM_BUFFER, 0, static_cast<GLsizeiptr>(rows.size() * sizeof(float)), rows.data());
   glBindBufferBase(GL_UNIFORM_BUFFER, 0, skin_ubo_);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, skin_tex_);
   glBindVertexArray(skin_vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, skin_col_);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(rgb.size() * sizeof(float)), rgb.data(), GL_STREAM_DRAW);
-  if (alpha < 1) {
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    glDepthMask(GL_FALSE);
-  }
-  glDrawElements(GL_TRIANGLES, index_count_, GL_UNSIGNED_INT, nullptr);
-  glDepthMask(GL_TRUE);
-  glDisable(GL_BLEND);
-  glBindVertexArray(0);
+  draw_triangles(skin_col_, rgb, alpha);
 }
 
 void Renderer::points(const Camera& cam, const Eigen::MatrixXf& P, const std::vector<float>& rgb, float size) {

@@ -56,6 +56,10 @@ class Renderer {
   std::vector<std::uint8_t> read_pixels(int w, int h) const;
 
  private:
+  /// Binds a mesh program (plain or skinning) with the camera, offset and alpha.
+  void use_mesh_program(unsigned program, const Camera& cam, const Eigen::Vector3f& offset, float alpha);
+  /// Uploads the colours and draws the bound VAO's triangles (blended, no depth writes, when alpha < 1).
+  void draw_triangles(unsigned colour_vbo, const std::vector<float>& rgb, float alpha);
   int w_ = 0, h_ = 0;
   unsigned program_ = 0, point_program_ = 0, vao_ = 0, vbo_pos_ = 0, vbo_col_ = 0, ebo_ = 0;
   unsigned point_vao_ = 0, point_vbo_ = 0;
