@@ -156,6 +156,29 @@ TEST(FastCD, FoldedAndPlainIterationsMatchTheTutorialsStep) {
     const VectorXd ref = seed_reduced_step(sys, s.s, s.s_dot, s.p, s.p_dot, p_next, 10);
     EXPECT_LT((ours - ref).norm(), 1e-10 * ref.norm()) << modes << " modes";
   }
+  // The structured iteration (11 clusters: two tiles of 8, five padded), with an LBS rig (its J
+  // is J_s (x) I: the scalar-block form) and with a rig whose J is not of that form (each output
+  // coordinate scaled differently: the general form).
+  for (const bool lbs : {true, false}) {
+    CDOptions o;
+    o.modes = 2;
+    o.clusters = 11;
+    SparseMatrix J = t.rig.J;
+    if (!lbs) {
+      VectorXd sc(J.rows());
+      for (Index r = 0; r < J.rows(); ++r) sc(r) = 1.0 + 0.1 * static_cast<double>(r % 3);
+      J = sc.asDiagonal() * J;
+    }
+    const FastCD sys = fast_cd_precompute(t.m.X, t.m.T, J, t.rig.p0, o);
+    EXPECT_FALSE(sys.folded());
+    EXPECT_EQ(sys.scalar_rig(), lbs);
+    const VectorXd z = VectorXd::Random(sys.state_dim()) * 1e-2, zd = VectorXd::Random(sys.state_dim()) * 1e-1;
+    const VectorXd pd = VectorXd::Random(12) * 1e-1;
+    const VectorXd p1 = metronome_pose(t.rig.p0, 3, 5, 0.5, 20.0);
+    const VectorXd ours = sys.step(z, zd, t.rig.p0, pd, p1);
+    const VectorXd ref = seed_reduced_step(sys, z, zd, t.rig.p0, pd, p1, 10);
+    EXPECT_LT((ours - ref).norm(), 1e-10 * ref.norm()) << (lbs ? "LBS rig" : "general rig");
+  }
   // And the 2D (cos, sin) form on the beam.
   const Mesh b = beam();
   const LinearRig rig = affine_handle_rig(b.X, kron_identity(massmatrix(b.X, b.T, 1e3), 2));
@@ -164,6 +187,18 @@ TEST(FastCD, FoldedAndPlainIterationsMatchTheTutorialsStep) {
   const VectorXd ours = sys.step(z, z, rig.p0, pd, metronome_pose(rig.p0, 2, 7));
   const VectorXd ref = seed_reduced_step(sys, z, z, rig.p0, pd, metronome_pose(rig.p0, 2, 7), 10);
   EXPECT_LT((ours - ref).norm(), 1e-10 * ref.norm());
+  // 2D structured: more clusters than the fold pays for (20 clusters, 2 modes).
+  CDOptions o2;
+  o2.modes = 2;
+  o2.clusters = 20;
+  const FastCD s2 = fast_cd_precompute(b.X, b.T, rig.J, rig.p0, o2);
+  EXPECT_FALSE(s2.folded());
+  EXPECT_TRUE(s2.scalar_rig());
+  const VectorXd z2 = VectorXd::Zero(s2.state_dim());
+  const VectorXd ours2 = s2.step(z2, z2, rig.p0, pd, metronome_pose(rig.p0, 2, 7));
+  const VectorXd ref2 = seed_reduced_step(s2, z2, z2, rig.p0, pd, metronome_pose(rig.p0, 2, 7), 10);
+  EXPECT_GT(ref2.norm(), 0.0);
+  EXPECT_LT((ours2 - ref2).norm(), 1e-10 * ref2.norm());
 }
 
 }  // namespace

@@ -130,6 +130,31 @@ TEST(PolarSvd, BatchedKernelMatchesScalarInAnyLayoutAndSplit) {
   }
 }
 
+TEST(PolarSvd, LaneKernelMatchesScalarIncludingFallbacksAndPadding) {
+  // The fast solver's tile layout: entry (i, j) of matrix l at (3i + j)*8 + l. Fallback lanes
+  // (zero, rank 1) and a short batch (padding lanes become the identity) included.
+  std::mt19937 gen(5);
+  std::normal_distribution<double> N;
+  for (int count : {8, 5}) {
+    std::vector<double> F(72), R(72, -7.0);
+    for (double& v : F) v = N(gen);
+    for (int k = 0; k < 9; ++k) F[k * 8 + 2] = 0.0;                                       // zero
+    for (int k = 0; k < 9; ++k) F[k * 8 + 3] = (k == 0) ? 1.0 : 0.0;                      // rank 1
+    for (int k = 0; k < 9; ++k) F[k * 8 + 4] = (k % 4 == 0 ? 2.0 : 0.0) + 0.01 * N(gen);  // near 2 I
+    detail::closest_rotations_3x3_lanes(F.data(), count, R.data());
+    for (int l = 0; l < 8; ++l) {
+      double f[9], r[9];
+      for (int k = 0; k < 9; ++k) f[k] = F[k * 8 + l];
+      if (l < count) {
+        detail::closest_rotation<3>(f, r);
+      } else {
+        for (int k = 0; k < 9; ++k) r[k] = (k % 4 == 0) ? 1.0 : 0.0;
+      }
+      for (int k = 0; k < 9; ++k) EXPECT_NEAR(R[k * 8 + l], r[k], 1e-13) << "lane " << l << " of " << count;
+    }
+  }
+}
+
 TEST(PolarSvd, SimkitExamplesAndEdgeCases) {
   VectorXd F(4);
   F << -2, 0, 0, 1;  // diag(-2, 1): R = -I, S = diag(2, -1)

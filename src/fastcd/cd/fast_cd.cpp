@@ -3,6 +3,9 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <optional>
+#include <vector>
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
@@ -45,12 +48,22 @@ struct FastCD::Impl {
   Index clusters = 0;
   ReducedOperators red;  ///< the plain form (energies, checks)
   // the iteration as run by step()
-  MatrixXd Zy;             ///< mt x mt Hs_r^{-1} / h^2: Z0 = Y Zy - ... (y = z + h z_dot)
-  MatrixXd Z_q, Z_p;       ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
-  MatrixXd GJf;            ///< rig part of the iterated F: F_J = GJf p_next (structured: entry
-                           ///< F_c(i, j) at row i*c*dim + c*dim + j)
-  MatrixXd QT;             ///< structured: dim*c x mt, row c*dim + j is column j of Q_c
-  MatrixXd Kt;             ///< structured: mt x dim*c, Hs_r^{-1} Q
+  MatrixXd Zy;        ///< mt x mt Hs_r^{-1} / h^2: Z0 = Y Zy - ... (y = z + h z_dot)
+  MatrixXd Z_q, Z_p;  ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
+  MatrixXd GJf;       ///< rig part of the iterated F: F_J = GJf p_next (structured: entry
+                      ///< F_c(i, j) at row i*nrp + tile_row(c, j), nrp = tiles*8*dim)
+  // Structured iteration: clusters in tiles of 8 (8*dim rows of Q, zero rows past the last
+  // cluster), so one pass over Q per iteration computes F = Q Z^T + F_J, the rotations and
+  // g = Q^T R while a tile is in L1; then Z^T = Z0^T + Hinv g.
+  Index tiles = 0;
+  MatrixXd Qtile;  ///< 8*dim x mt*tiles: tile t in columns t*mt..; its row j*8 + l is column j
+                   ///< of Q_c for cluster c = 8t + l (tile_row(c, j) = t*8*dim + j*8 + l)
+  MatrixXd Hinv;   ///< mt x mt Hs_r^{-1}
+  // A rig with J = J_s (x) I_dim (LBS, cages) enters z0 and F_J through its scalar blocks
+  // (dim^2 times smaller than Z_q, Z_p and GJf); ns = J.cols() / dim.
+  bool scalar_rig = false;
+  MatrixXd ZqT, ZpT;       ///< ns x mt: Z0 = Y Zy - Q ZqT - P ZpT (Q, P the dim x ns views of q, p_next)
+  MatrixXd FJs;            ///< structured: nrp x ns, F_J = FJs P^T (rows as Qtile's, zero-padded)
   MatrixXd Gf;             ///< folded: F(z) = Gf z + GJf p_next (warm start)
   MatrixXd F_y, F_q, F_p;  ///< folded: F0 = F_y y - F_q q + F_p p_next
   MatrixXd Sf, Kf;         ///< folded: F <- F0 + Sf r, z = z0 + Kf r (empty when structured)
@@ -80,6 +93,26 @@ void check_subspace(const FastCDSubspace& s, const Eigen::Ref<const MatrixXd>& X
   for (Index e = 0; e < s.labels.size(); ++e)
     FASTCD_CHECK(s.labels(e) >= 0 && s.labels(e) < options.clusters, "the given subspace puts element ", e,
                  " in cluster ", s.labels(e), " of ", options.clusters);
+}
+
+/// J_s when J = J_s (x) I_dim, i.e. J(v*dim + i, q*dim + i') = J_s(v, q) when i = i' and 0
+/// otherwise (LBS and cage rigs); nothing for any other rig.
+std::optional<SparseMatrix> scalar_rig_jacobian(const SparseMatrix& J, Index d) {
+  if (J.rows() % d != 0 || J.cols() % d != 0) return std::nullopt;
+  std::vector<Triplet> entries;
+  for (Index k = 0; k < J.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(J, k); it; ++it) {
+      if (it.value() == 0.0) continue;
+      if (it.row() % d != it.col() % d) return std::nullopt;
+      if (it.row() % d == 0) entries.emplace_back(it.row() / d, it.col() / d, it.value());
+    }
+  SparseMatrix Js(J.rows() / d, J.cols() / d);
+  Js.setFromTriplets(entries.begin(), entries.end());
+  const SparseMatrix diff = J - kron_identity(Js, d);
+  for (Index k = 0; k < diff.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(diff, k); it; ++it)
+      if (it.value() != 0.0) return std::nullopt;
+  return Js;
 }
 
 }  // namespace
@@ -228,6 +261,7 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     sys.z_g = sys.red.Hr.solve(sys.Bf_ext);
   }
 
+  const std::optional<SparseMatrix> Js = scalar_rig_jacobian(J, d);
   // Fold (F <- F0 + Sf r, nf^2 per iteration) only while it is cheaper than the structured
   // iteration's two thin products (2 nf m / dim).
   const Index nf = d == 2 ? 2 * c : d2 * c;
@@ -260,14 +294,44 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     sys.Sf = P * (sys.red.GB * K) * Q;
     if (sys.z_g.size() > 0) sys.F_g = sys.Gf * sys.z_g;
   } else {
-    // Q_c^T = (kron(P AMu, I_dim) Gs Phi) rows c*dim..c*dim+dim-1.
-    sys.QT = kron_identity(PAMu, d) * (Gs * sys.Phi);
-    sys.Kt = Hs_llt.solve(sys.QT.transpose());
-    // Rig part in the structured layout (see iterate): entry (c, i, j) at i*c*dim + c*dim + j.
-    sys.GJf.resize(c * d2, J.cols());
+    // Q_c^T = (kron(P AMu, I_dim) Gs Phi) rows c*dim..c*dim+dim-1, laid out in tiles of 8
+    // clusters (see iterate).
+    const SparseMatrix PAMu_d = kron_identity(PAMu, d);
+    const MatrixXd QT = PAMu_d * (Gs * sys.Phi);
+    const Index rt = 8 * d;
+    sys.tiles = (c + 7) / 8;
+    const Index nrp = sys.tiles * rt;
+    // Cluster k's row j sits at tile_row(k, j): lane k % 8 of block j of tile k / 8.
+    const auto tile_row = [rt](Index k, Index j) { return (k / 8) * rt + j * 8 + k % 8; };
+    sys.Qtile = MatrixXd::Zero(rt, mt * sys.tiles);
     for (Index k = 0; k < c; ++k)
-      for (Index i = 0; i < d; ++i)
-        for (Index j = 0; j < d; ++j) sys.GJf.row(i * c * d + k * d + j) = sys.red.GJ.row(k * d2 + i * d + j);
+      for (Index j = 0; j < d; ++j) {
+        const Index r = tile_row(k, j);
+        sys.Qtile.block(r % rt, (r / rt) * mt, 1, mt) = QT.row(k * d + j);
+      }
+    sys.Hinv = Hs_llt.solve(MatrixXd::Identity(mt, mt));
+    if (Js) {
+      // F_c(i, j) = sum_q (kron(P AMu, I) Gs J_s)(c*dim + j, q) p_next(q*dim + i).
+      const MatrixXd S = PAMu_d * (Gs * *Js);
+      sys.FJs = MatrixXd::Zero(nrp, Js->cols());
+      for (Index k = 0; k < c; ++k)
+        for (Index j = 0; j < d; ++j) sys.FJs.row(tile_row(k, j)) = S.row(k * d + j);
+    } else {
+      // Rig part in the same layout: entry (c, i, j) at i*nrp + tile_row(c, j).
+      sys.GJf = MatrixXd::Zero(nrp * d, J.cols());
+      for (Index k = 0; k < c; ++k)
+        for (Index i = 0; i < d; ++i)
+          for (Index j = 0; j < d; ++j) sys.GJf.row(i * nrp + tile_row(k, j)) = sys.red.GJ.row(k * d2 + i * d + j);
+    }
+  }
+  if (Js) {
+    // z0's rig terms on the scalar blocks: Z_q = ZqT^T (x) I_dim, Z_p = ZpT^T (x) I_dim.
+    const SparseMatrix Mvs = Sv * op.Mv * Sv.transpose();
+    sys.scalar_rig = true;
+    sys.ZqT = (Hs_llt.solve(sys.Phi.transpose() * (Mvs * *Js)) / h2).transpose();
+    sys.ZpT = Hs_llt.solve(sys.Phi.transpose() * (Ls * *Js)).transpose();
+    sys.Z_q.resize(0, 0);
+    sys.Z_p.resize(0, 0);
   }
   FastCD out;
   out.impl_ = std::move(impl);
@@ -337,22 +401,71 @@ void thin_product(const double* A, Index M, Index K, const double* B, Index bk, 
   }
 }
 
-/// Closest rotations of the clusters' F in the structured layout: F_c(i, j) at
-/// F[i*nr + c*dim + j] (nr = c*dim), written to R in the same layout.
+// Eight doubles in one SIMD register (GCC / Clang vector extension): the tile kernels keep
+// their operands in registers explicitly, so each loaded column of Q is used dim times.
+using Vec8 = double __attribute__((vector_size(64)));
+inline Vec8 load8(const double* p) {
+  Vec8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store8(double* p, Vec8 v) { std::memcpy(p, &v, sizeof v); }
+inline Vec8 splat8(double s) { return Vec8{s, s, s, s, s, s, s, s}; }
+
+/// One tile's F = Q_t Z^T + F_J: Fb(r, i) at Fb[i*rt + r] (rt = 8*dim) from the column-major
+/// rt x mt tile Qt, Z(k, i) at Z[k*dim + i] and F_J(r, i) at FJ[i*fj_col + r].
 template <int dim>
-void cluster_rotations(const double* F, Index clusters, double* R) {
-  const Index nr = clusters * dim;
-  if constexpr (dim == 3) {
-    detail::closest_rotations_3x3_strided(F, clusters, dim, nr, R);
-    return;
+void tile_forward(const double* __restrict Qt, Index mt, const double* __restrict Z, const double* __restrict FJ,
+                  Index fj_col, double* __restrict Fb) {
+  constexpr int rt = 8 * dim;
+  Vec8 acc[dim][dim];  // acc[i][b]: rows b*8.. of column i
+  for (int i = 0; i < dim; ++i)
+    for (int b = 0; b < dim; ++b) acc[i][b] = load8(FJ + i * fj_col + b * 8);
+  for (Index k = 0; k < mt; ++k) {
+    Vec8 a[dim];
+    for (int b = 0; b < dim; ++b) a[b] = load8(Qt + k * rt + b * 8);
+    for (int i = 0; i < dim; ++i) {
+      const Vec8 z = splat8(Z[k * dim + i]);
+      for (int b = 0; b < dim; ++b) acc[i][b] += a[b] * z;
+    }
   }
-  for (Index c = 0; c < clusters; ++c) {
-    double f[dim * dim], r[dim * dim];
-    for (int i = 0; i < dim; ++i)
-      for (int j = 0; j < dim; ++j) f[i * dim + j] = F[i * nr + c * dim + j];
-    detail::closest_rotation<dim>(f, r);
-    for (int i = 0; i < dim; ++i)
-      for (int j = 0; j < dim; ++j) R[i * nr + c * dim + j] = r[i * dim + j];
+  for (int i = 0; i < dim; ++i)
+    for (int b = 0; b < dim; ++b) store8(Fb + i * rt + b * 8, acc[i][b]);
+}
+
+/// g += Q_t^T R for one tile, as 8 lane partial sums: gp[(k*dim + i)*8 + l] += sum_b
+/// Qt(b*8 + l, k) R(b*8 + l, i) (R in Fb's layout).
+template <int dim>
+void tile_backward(const double* __restrict Qt, Index mt, const double* __restrict Rb, double* __restrict gp) {
+  constexpr int rt = 8 * dim;
+  Vec8 r[dim][dim];
+  for (int i = 0; i < dim; ++i)
+    for (int b = 0; b < dim; ++b) r[i][b] = load8(Rb + i * rt + b * 8);
+  for (Index k = 0; k < mt; ++k) {
+    Vec8 a[dim];
+    for (int b = 0; b < dim; ++b) a[b] = load8(Qt + k * rt + b * 8);
+    for (int i = 0; i < dim; ++i) {
+      double* out = gp + (k * dim + i) * 8;
+      Vec8 s = load8(out);
+      for (int b = 0; b < dim; ++b) s += a[b] * r[i][b];
+      store8(out, s);
+    }
+  }
+}
+
+/// Closest rotations of a tile's first `count` clusters, F_c(i, j) at Fb[(i*dim + j)*8 + c]
+/// (lane c of SIMD register i*dim + j).
+template <int dim>
+void tile_rotations(const double* Fb, Index count, double* Rb) {
+  if constexpr (dim == 3) {
+    detail::closest_rotations_3x3_lanes(Fb, static_cast<int>(count), Rb);
+  } else {
+    for (Index c = 0; c < count; ++c) {
+      double f[dim * dim], r[dim * dim];
+      for (int k = 0; k < dim * dim; ++k) f[k] = Fb[k * 8 + c];
+      detail::closest_rotation<dim>(f, r);
+      for (int k = 0; k < dim * dim; ++k) Rb[k * 8 + c] = r[k];
+    }
   }
 }
 
@@ -373,9 +486,16 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
   ws.zprev = z + h * z_dot;  // y
   ws.q = p_next - p - h * p_dot;
   // z0 = kron(Zy, I) y - Z_q q - Z_p p_next (+ z_g): Z0 = Y Zy with Y, Z0 the dim x mt views.
-  Eigen::Map<MatrixXd>(ws.z0.data(), dim, mt).noalias() = Eigen::Map<const MatrixXd>(ws.zprev.data(), dim, mt) * sys.Zy;
-  ws.z0.noalias() -= sys.Z_q * ws.q;
-  ws.z0.noalias() -= sys.Z_p * p_next;
+  Eigen::Map<MatrixXd> Z0(ws.z0.data(), dim, mt);
+  Z0.noalias() = Eigen::Map<const MatrixXd>(ws.zprev.data(), dim, mt) * sys.Zy;
+  if (sys.scalar_rig) {
+    const Index ns = np / dim;
+    Z0.noalias() -= Eigen::Map<const MatrixXd>(ws.q.data(), dim, ns) * sys.ZqT;
+    Z0.noalias() -= Eigen::Map<const MatrixXd>(p_next.data(), dim, ns) * sys.ZpT;
+  } else {
+    ws.z0.noalias() -= sys.Z_q * ws.q;
+    ws.z0.noalias() -= sys.Z_p * p_next;
+  }
   if (sys.z_g.size() > 0) ws.z0 += sys.z_g;
   const bool check = sys.options.tolerance > 0;
   z_out = z;
@@ -406,20 +526,40 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
     }
     return;
   }
-  // Structured: cluster c's F_c(i, j) at F[i*nr + c*dim + j] (nr = c*dim), so F is the column-
-  // major nr x dim matrix QT Z^T + F_J and Z^T (z read as a row-major mt x dim matrix) is
-  // Z0^T + Kt R with R in F's layout.
-  const Index nr = c * dim;
-  ws.F0.noalias() = sys.GJf * p_next;
-  thin_product<dim>(sys.QT.data(), nr, mt, z_out.data(), dim, 1, ws.F0.data(), ws.F.data(), 1, nr);
+  // Structured, a tile of 8 clusters at a time (rt = 8*dim rows; nrp = tiles*rt): the tile's
+  // F (column-major rt x dim: F_c(i, j) at i*rt + j*8 + c) = Q_t Z^T + F_J rows, its
+  // rotations R, and g += Q_t^T R, all while Q_t (rt x mt) is in L1; then Z^T = Z0^T + Hinv g.
+  // g is kept as 8 lane partial sums per entry and reduced in a fixed order (deterministic).
+  constexpr Index rt = 8 * dim;
+  const Index tiles = sys.tiles, nrp = tiles * rt;
+  ws.F0.resize(nrp * dim);
+  if (sys.scalar_rig) {
+    ws.F0.setZero();
+    thin_product<dim>(sys.FJs.data(), nrp, sys.FJs.cols(), p_next.data(), dim, 1, ws.F0.data(), ws.F0.data(), 1, nrp);
+  } else {
+    ws.F0.noalias() = sys.GJf * p_next;
+  }
+  ws.F.resize(rt * dim);
+  ws.r.setZero(rt * dim);  // padded clusters of the last tile: R finite, their Q rows are 0
+  ws.g.resize(mt * dim * 9);
+  double* gp = ws.g.data();                // lane partial sums: (k*dim + i)*8 + lane
+  double* g = ws.g.data() + mt * dim * 8;  // g(k, i) at k*dim + i
   for (int it = 0; it < iters; ++it) {
     if ((it & 255) == 255) detail::throw_if_cancelled("a fast step");
-    cluster_rotations<dim>(ws.F.data(), c, ws.r.data());
+    std::fill(gp, gp + mt * dim * 8, 0.0);
+    for (Index t = 0; t < tiles; ++t) {
+      const double* Qt = sys.Qtile.data() + t * rt * mt;
+      tile_forward<dim>(Qt, mt, z_out.data(), ws.F0.data() + t * rt, nrp, ws.F.data());
+      tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data());
+      tile_backward<dim>(Qt, mt, ws.r.data(), gp);
+    }
+    for (Index e = 0; e < mt * dim; ++e) {
+      const double* l = gp + e * 8;
+      g[e] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    }
     if (check) ws.zprev = z_out;
-    thin_product<dim>(sys.Kt.data(), mt, nr, ws.r.data(), 1, nr, ws.z0.data(), z_out.data(), dim, 1);
+    thin_product<dim>(sys.Hinv.data(), mt, mt, g, dim, 1, ws.z0.data(), z_out.data(), dim, 1);
     if (check && (z_out - ws.zprev).norm() < sys.options.tolerance) return;
-    if (it + 1 < iters)
-      thin_product<dim>(sys.QT.data(), nr, mt, z_out.data(), dim, 1, ws.F0.data(), ws.F.data(), 1, nr);
   }
 }
 
@@ -461,6 +601,7 @@ FastCDSubspace FastCD::subspace() const {
 double FastCD::structural_residual() const { return impl().structural_residual; }
 const ReducedOperators& FastCD::reduced_operators() const { return impl().red; }
 bool FastCD::folded() const { return impl().folded(); }
+bool FastCD::scalar_rig() const { return impl().scalar_rig; }
 
 void FastCD::step(const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
                   const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
@@ -609,8 +750,9 @@ double FastCD::energy(const Eigen::Ref<const VectorXd>& zc, const Eigen::Ref<con
 std::size_t FastCD::step_memory_bytes() const {
   const Impl& f = impl();
   return detail::bytes_of(f.Zy) + detail::bytes_of(f.Z_q) + detail::bytes_of(f.Z_p) + detail::bytes_of(f.GJf) +
-         detail::bytes_of(f.QT) + detail::bytes_of(f.Kt) + detail::bytes_of(f.Gf) + detail::bytes_of(f.F_y) +
-         detail::bytes_of(f.F_q) + detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) + detail::bytes_of(f.Kf);
+         detail::bytes_of(f.Qtile) + detail::bytes_of(f.Hinv) + detail::bytes_of(f.ZqT) + detail::bytes_of(f.ZpT) +
+         detail::bytes_of(f.FJs) + detail::bytes_of(f.Gf) + detail::bytes_of(f.F_y) + detail::bytes_of(f.F_q) +
+         detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) + detail::bytes_of(f.Kf);
 }
 
 std::size_t FastCD::memory_bytes() const {

@@ -48,15 +48,18 @@ struct FastCDSubspace {
 /// Two iteration forms, both exactly tutorial 23's ReducedCD iteration:
 /// - folded (small systems): F <- F0 + Sf r on a few numbers per cluster, r = polar(F) (in 2D
 ///   on (F00 + F11, F10 - F01) with r = (cos, sin)); z = z0 + Kf r at the end;
-/// - structured (otherwise): Z <- Z0 + R Kt^T, F <- Z Q + F_J with Q, Kt only mt x dim*c each
-///   (dim^2 times less than the dense GB), so the step stays in cache.
+/// - structured (otherwise): per tile of 8 clusters F_t = Q_t Z^T + F_J, R_t = polar(F_t),
+///   g += Q_t^T R_t; then Z^T = Z0^T + Hs_r^{-1} g. Q is only mt x dim*c (dim^2 times less than
+///   the dense GB) and is read once per iteration, a tile at a time, so the step stays in cache.
+/// A rig whose J is J_s (x) I_dim (LBS, cages; `scalar_rig()`) enters the step through its
+/// scalar blocks, dim^2 times smaller again.
 /// Copies share the (immutable) precomputed data.
 class FastCD {
  public:
   /// Scratch space of `step` / `advance`: sized on first use, allocation-free afterwards. One
   /// workspace per thread stepping the same solver.
   struct Workspace {
-    VectorXd q, z0, F0, F, r, zprev;
+    VectorXd q, z0, F0, F, r, zprev, g;
     VectorXd s_next;  ///< advance's new z (swapped with the state's)
   };
 
@@ -89,7 +92,9 @@ class FastCD {
   FastCDSubspace subspace() const;                      ///< D, W, E and labels: what a precompute cache keeps
   double structural_residual() const;                   ///< ||C B||_F / (||C||_F ||B||_F)
   const ReducedOperators& reduced_operators() const;
-  bool folded() const;  ///< which iteration form runs (folded for small systems, else structured)
+  bool folded() const;
+  /// The rig's Jacobian is J_s (x) I_dim, so the step uses its scalar blocks.
+  bool scalar_rig() const;  ///< which iteration form runs (folded for small systems, else structured)
 
   // ---- stepping (the same signatures as FullCD)
   /// Rest state: z = 0, at rest, rig at p0.

@@ -39,6 +39,20 @@ void polar_svd<3>(const Eigen::Matrix3d& F, Eigen::Matrix3d& R, Eigen::Matrix3d*
 namespace detail {
 
 namespace {
+/// Row-major R(q) of a unit quaternion (w, x, y, z); T is double or a SIMD lane array.
+template <class T>
+void quaternion_rotation(const T& w, const T& x, const T& y, const T& z, T* R) {
+  R[0] = 1 - 2 * (y * y + z * z);
+  R[1] = 2 * (x * y - w * z);
+  R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);
+  R[4] = 1 - 2 * (x * x + z * z);
+  R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);
+  R[7] = 2 * (y * z + w * x);
+  R[8] = 1 - 2 * (x * x + y * y);
+}
+
 inline double det3(double a, double b, double c, double d, double e, double f, double g, double h, double i) {
   return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
 }
@@ -106,16 +120,7 @@ bool closest_rotation_3x3(const double* F, double* R) {
   }
   const double qn = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   const double w = q[0] / qn, x = q[1] / qn, y = q[2] / qn, z = q[3] / qn;
-  // Row-major R(q).
-  R[0] = 1 - 2 * (y * y + z * z);
-  R[1] = 2 * (x * y - w * z);
-  R[2] = 2 * (x * z + w * y);
-  R[3] = 2 * (x * y + w * z);
-  R[4] = 1 - 2 * (x * x + z * z);
-  R[5] = 2 * (y * z - w * x);
-  R[6] = 2 * (x * z - w * y);
-  R[7] = 2 * (y * z + w * x);
-  R[8] = 1 - 2 * (x * x + y * y);
+  quaternion_rotation(w, x, y, z, R);
   return true;
 }
 
@@ -214,15 +219,65 @@ struct Adjugate4 {
 };
 }  // namespace
 
+namespace {
+/// The algorithm of closest_rotation_3x3 on kLanes matrices in SIMD lanes (f[3i + j] holds
+/// entry (i, j) of every lane's matrix): Horn's matrix N, Newton on det(N - l I) from
+/// sqrt(3)|F| (each lane stops where the scalar code would), the eigenvector as the column of
+/// adj(N - l I) with the largest diagonal entry. `good` is false in the lanes the scalar kernel
+/// would refuse (zero or non-finite F, relative gap below 1e-3): their r is meaningless and the
+/// caller redoes them with closest_rotation<3> (SVD).
+void rotation_lanes(const Lane (&f)[9], Lane (&r)[9], Mask& good) {
+  const Lane &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
+             &Szz = f[8];
+  const Lane n2 =
+      Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy + Szz * Szz;
+  const Lane N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
+             N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
+  const Lane detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);
+  const Lane c2 = -2.0 * n2, c1 = -8.0 * detF;
+  const Lane cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
+  // (std::sqrt lane by lane: Eigen's vectorised double sqrt may be an approximation under
+  // EIGEN_FAST_MATH, and the Newton start must not fall below the root.)
+  Lane scale;
+  for (int l = 0; l < kLanes; ++l) scale(l) = std::sqrt(3.0 * n2(l));
+  Lane lam = scale;
+  Mask done = !(n2 > 0.0) || !n2.isFinite();
+  for (int it = 0; it < 60 && !done.all(); ++it) {
+    const Lane l2 = lam * lam;
+    const Lane p = (l2 + c2) * l2 + c1 * lam + cdet;
+    const Lane dp = 4.0 * l2 * lam + 2.0 * c2 * lam + c1;
+    const Lane step = p / dp;
+    const Mask move = !done && (dp > 0.0);
+    lam = move.select(lam - step, lam);
+    done = done || !(dp > 0.0) || (step.abs() <= 1e-15 * scale);
+  }
+  const Adjugate4 adj(N00 - lam, N01, N02, N03, N11 - lam, N12, N13, N22 - lam, N23, N33 - lam, true);
+  Lane best = adj.b[0][0].abs(), q[4] = {adj.b[0][0], adj.b[1][0], adj.b[2][0], adj.b[3][0]};
+  for (int k = 1; k < 4; ++k) {
+    const Mask better = adj.b[k][k].abs() > best;
+    best = better.select(adj.b[k][k].abs(), best);
+    for (int j = 0; j < 4; ++j) q[j] = better.select(adj.b[j][k], q[j]);
+  }
+  good = (n2 > 0.0) && n2.isFinite() && (best > 1e-3 * scale * scale * scale);
+  const Lane qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  Lane inv;
+  for (int l = 0; l < kLanes; ++l) inv(l) = 1.0 / std::sqrt(qq(l));
+  const Lane w = q[0] * inv, x = q[1] * inv, y = q[2] * inv, z = q[3] * inv;
+  quaternion_rotation(w, x, y, z, r);
+}
+
+/// closest_rotation<3> of lane l's matrix (the SVD fallback of rotation_lanes).
+void fallback_lane(const Lane (&f)[9], int l, double* rl) {
+  double fl[9];
+  for (int k = 0; k < 9; ++k) fl[k] = f[k](l);
+  closest_rotation<3>(fl, rl);
+}
+}  // namespace
+
 void closest_rotations_3x3_strided(const double* F, Index count, Index mat_stride, Index row_stride, double* R) {
-  // The algorithm of closest_rotation_3x3, kLanes matrices at a time in SIMD lanes: Horn's
-  // matrix N, Newton on det(N - l I) from sqrt(3)|F| (each lane stops where the scalar code
-  // would), the eigenvector as the column of adj(N - l I) with the largest diagonal entry. Lanes
-  // the scalar kernel would refuse (zero or non-finite F, relative gap below 1e-3) are redone by
-  // closest_rotation<3> (SVD). Each result depends only on its own matrix.
   for (Index c0 = 0; c0 < count; c0 += kLanes) {
     const int nl = static_cast<int>(std::min<Index>(kLanes, count - c0));
-    Lane f[9];
+    Lane f[9], r[9];
     for (int k = 0; k < 9; ++k) f[k].setZero();
     for (int l = 0; l < nl; ++l) {
       const double* Fl = F + (c0 + l) * mat_stride;
@@ -230,58 +285,36 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
         for (int j = 0; j < 3; ++j) f[3 * i + j](l) = Fl[i * row_stride + j];
     }
     for (int l = nl; l < kLanes; ++l) f[0](l) = f[4](l) = f[8](l) = 1.0;  // padding: identity
-    const Lane &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
-               &Szz = f[8];
-    const Lane n2 =
-        Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy + Szz * Szz;
-    const Lane N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
-               N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
-    const Lane detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);
-    const Lane c2 = -2.0 * n2, c1 = -8.0 * detF;
-    const Lane cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
-    // (std::sqrt lane by lane: Eigen's vectorised double sqrt may be an approximation under
-    // EIGEN_FAST_MATH, and the Newton start must not fall below the root.)
-    Lane scale;
-    for (int l = 0; l < kLanes; ++l) scale(l) = std::sqrt(3.0 * n2(l));
-    Lane lam = scale;
-    Mask done = !(n2 > 0.0) || !n2.isFinite();
-    for (int it = 0; it < 60 && !done.all(); ++it) {
-      const Lane l2 = lam * lam;
-      const Lane p = (l2 + c2) * l2 + c1 * lam + cdet;
-      const Lane dp = 4.0 * l2 * lam + 2.0 * c2 * lam + c1;
-      const Lane step = p / dp;
-      const Mask move = !done && (dp > 0.0);
-      lam = move.select(lam - step, lam);
-      done = done || !(dp > 0.0) || (step.abs() <= 1e-15 * scale);
-    }
-    const Adjugate4 adj(N00 - lam, N01, N02, N03, N11 - lam, N12, N13, N22 - lam, N23, N33 - lam, true);
-    Lane best = adj.b[0][0].abs(), q[4] = {adj.b[0][0], adj.b[1][0], adj.b[2][0], adj.b[3][0]};
-    for (int k = 1; k < 4; ++k) {
-      const Mask better = adj.b[k][k].abs() > best;
-      best = better.select(adj.b[k][k].abs(), best);
-      for (int j = 0; j < 4; ++j) q[j] = better.select(adj.b[j][k], q[j]);
-    }
-    const Mask good = (n2 > 0.0) && n2.isFinite() && (best > 1e-3 * scale * scale * scale);
-    const Lane qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    Lane inv;
-    for (int l = 0; l < kLanes; ++l) inv(l) = 1.0 / std::sqrt(qq(l));
-    const Lane w = q[0] * inv, x = q[1] * inv, y = q[2] * inv, z = q[3] * inv;
-    const Lane r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                       2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                       2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+    Mask good;
+    rotation_lanes(f, r, good);
     for (int l = 0; l < nl; ++l) {
       double* Rl = R + (c0 + l) * mat_stride;
+      double rl[9];
       if (good(l)) {
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) Rl[i * row_stride + j] = r[3 * i + j](l);
+        for (int k = 0; k < 9; ++k) rl[k] = r[k](l);
       } else {
-        double fl[9], rl[9];
-        for (int k = 0; k < 9; ++k) fl[k] = f[k](l);
-        closest_rotation<3>(fl, rl);
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) Rl[i * row_stride + j] = rl[3 * i + j];
+        fallback_lane(f, l, rl);
       }
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) Rl[i * row_stride + j] = rl[3 * i + j];
     }
+  }
+}
+
+void closest_rotations_3x3_lanes(const double* F, int count, double* R) {
+  Lane f[9], r[9];
+  for (int k = 0; k < 9; ++k) f[k] = Eigen::Map<const Lane>(F + k * kLanes);
+  for (int l = count; l < kLanes; ++l)  // padding: identity
+    for (int k = 0; k < 9; ++k) f[k](l) = (k % 4 == 0) ? 1.0 : 0.0;
+  Mask good;
+  rotation_lanes(f, r, good);
+  for (int k = 0; k < 9; ++k) Eigen::Map<Lane>(R + k * kLanes) = r[k];
+  if (good.head(count).all()) return;
+  for (int l = 0; l < count; ++l) {
+    if (good(l)) continue;
+    double rl[9];
+    fallback_lane(f, l, rl);
+    for (int k = 0; k < 9; ++k) R[k * kLanes + l] = rl[k];
   }
 }
 

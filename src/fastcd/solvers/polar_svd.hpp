@@ -57,6 +57,10 @@ bool closest_rotation_3x3(const double* F, double* R);
 /// (stacked row-major matrices: mat_stride 9, row_stride 3). Results depend only on each
 /// matrix, not on how the batch is split.
 void closest_rotations_3x3_strided(const double* F, Index count, Index mat_stride, Index row_stride, double* R);
+
+/// The same for up to 8 matrices stored lane-wise: entry (i, j) of matrix l at F[(3i + j)*8 + l]
+/// (8 x 9 doubles), rotations written likewise to R; lanes count..7 of R are the identity.
+void closest_rotations_3x3_lanes(const double* F, int count, double* R);
 }  // namespace detail
 
 }  // namespace fastcd
