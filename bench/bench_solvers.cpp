@@ -168,6 +168,14 @@ void BM_FastStepSpot(benchmark::State& state) {
 }
 BENCHMARK(BM_FastStepSpot)->Unit(benchmark::kMicrosecond);
 
+void BM_FullStepSpot(benchmark::State& state) {
+  const SpotCase& s = spot();
+  if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  Simulation sim(s.mesh.X, s.mesh.T, s.rig, bench_options(SolverKind::Full, 16, 100));
+  run_steps(state, sim);
+}
+BENCHMARK(BM_FullStepSpot)->Unit(benchmark::kMillisecond);
+
 void BM_FastLiftSpot(benchmark::State& state) {
   const SpotCase& s = spot();
   if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");

@@ -119,6 +119,38 @@ TEST(FullCD, RankDeficientRigIsReducedAndStillHolds) {
   }
 }
 
+TEST(FullCD, ScalarBlockConstraintMatchesTheGeneralOne) {
+  // An LBS rig's J is J_s (x) I, so the constrained solve runs on the scalar blocks. The same rig
+  // with one extra, unused parameter (a zero column: no longer of that form) takes the general
+  // path; both give the same steps, with and without fixed vertices.
+  const test::Small3D t;
+  SparseMatrix J2 = t.rig.J;
+  J2.conservativeResize(J2.rows(), J2.cols() + 1);
+  VectorXd p02(t.rig.p0.size() + 1);
+  p02 << t.rig.p0, 0.0;
+  for (const bool fixed : {false, true}) {
+    SimulationOptions o;
+    if (fixed) o.cd.fixed = (VectorXi(2) << 0, 5).finished();
+    Simulation a(t.m.X, t.m.T, t.rig.J, t.rig.p0, o), b(t.m.X, t.m.T, J2, p02, o);
+    EXPECT_TRUE(a.full()->scalar_constraint());
+    EXPECT_FALSE(b.full()->scalar_constraint());
+    EXPECT_EQ(a.full()->constraint().basis.rows(), b.full()->constraint().basis.rows());
+    for (int i = 0; i < 12; ++i) {
+      const VectorXd p = metronome_pose(t.rig.p0, 3, i, 0.5, 20.0);
+      VectorXd p2(p.size() + 1);
+      p2 << p, 0.0;
+      a.advance(p);
+      b.advance(p2);
+    }
+    const VectorXd& ua = a.state().s;
+    EXPECT_GT(ua.norm(), 1e-6);
+    EXPECT_LT((ua - b.state().s).norm(), 1e-10 * ua.norm()) << (fixed ? "with fixed vertices" : "");
+    const double Cn = MatrixXd(a.full()->constraint().C).norm();
+    EXPECT_LE((a.full()->constraint().C * ua).norm() / (Cn * ua.norm()), 1e-10);
+    if (fixed) EXPECT_LE(ua.segment(15, 3).norm() + ua.head(3).norm(), 1e-12);
+  }
+}
+
 TEST(FullCD, CollinearInteriorRankIsDetected) {
   // 6 x 3 x 3 grid: every vertex with D > 0 lies on the centre line, so J^T M D of an affine
   // handle (12 rows) has rank 6 (rotations about that line and stretches across it vanish).

@@ -46,3 +46,29 @@ TEST(MassMatrix, BeamReferenceValues) {
 
 }  // namespace
 }  // namespace fastcd
+
+namespace fastcd {
+namespace {
+
+TEST(KronIdentity, FactorInvertsTheLiftAndRefusesOtherForms) {
+  SparseMatrix A(3, 4);
+  A.insert(0, 1) = 2.0;
+  A.insert(2, 3) = -1.5;
+  A.insert(1, 0) = 0.25;
+  A.makeCompressed();
+  for (Index k : {1, 2, 3}) {
+    const std::optional<SparseMatrix> f = kron_identity_factor(kron_identity(A, k), k);
+    ASSERT_TRUE(f.has_value()) << k;
+    EXPECT_EQ(MatrixXd(*f), MatrixXd(A)) << k;
+  }
+  SparseMatrix K = kron_identity(A, 3);
+  K.coeffRef(1, 4) *= 1.0 + 1e-12;  // one coordinate differs: not kron(A_s, I)
+  EXPECT_FALSE(kron_identity_factor(K, 3).has_value());
+  SparseMatrix L = kron_identity(A, 3);
+  L.coeffRef(0, 4) = 1.0;  // couples coordinates 0 and 1
+  EXPECT_FALSE(kron_identity_factor(L, 3).has_value());
+  EXPECT_FALSE(kron_identity_factor(SparseMatrix(6, 7), 3).has_value());  // columns not a multiple
+}
+
+}  // namespace
+}  // namespace fastcd

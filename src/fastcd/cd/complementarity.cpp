@@ -13,7 +13,8 @@ namespace fastcd {
 ComplementarityConstraint complementarity_constraint(const SparseMatrix& J, const SparseMatrix& Mv,
                                                      const Eigen::Ref<const VectorXd>& D, Index dim, double rtol,
                                                      const VectorXi& fixed) {
-  check_dim(dim, "complementarity_constraint");
+  FASTCD_CHECK(dim >= 1 && dim <= 3, "complementarity_constraint: dimension must be 1 (scalar blocks), 2 or 3, got ",
+               dim);
   FASTCD_CHECK(Mv.rows() == J.rows() && Mv.cols() == J.rows(), "Mv is ", shape_of(Mv), " but J is ", shape_of(J));
   FASTCD_CHECK(D.size() * dim == J.rows(), "D has ", D.size(), " entries for ", J.rows() / dim, " vertices");
   for (Index v = 0; v < D.size(); ++v)

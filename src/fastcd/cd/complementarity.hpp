@@ -22,6 +22,8 @@ struct ComplementarityConstraint {
 /// interiors, redundant handles) keep only the independent directions.
 /// With `fixed` vertices (held on the rig: u_c = 0 there), their DOFs join the basis, so one
 /// constrained solve keeps both.
+/// dim 1 builds the scalar blocks of a rig with J = J_s (x) I (pass J_s and the scalar mass):
+/// the constraint is then C_s (x) I and its basis B_s (x) I.
 /// @throws std::invalid_argument on size mismatches, D outside [0, 1] or bad fixed indices.
 ComplementarityConstraint complementarity_constraint(const SparseMatrix& J, const SparseMatrix& Mv,
                                                      const Eigen::Ref<const VectorXd>& D, Index dim,

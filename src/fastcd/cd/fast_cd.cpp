@@ -95,26 +95,6 @@ void check_subspace(const FastCDSubspace& s, const Eigen::Ref<const MatrixXd>& X
                  " in cluster ", s.labels(e), " of ", options.clusters);
 }
 
-/// J_s when J = J_s (x) I_dim, i.e. J(v*dim + i, q*dim + i') = J_s(v, q) when i = i' and 0
-/// otherwise (LBS and cage rigs); nothing for any other rig.
-std::optional<SparseMatrix> scalar_rig_jacobian(const SparseMatrix& J, Index d) {
-  if (J.rows() % d != 0 || J.cols() % d != 0) return std::nullopt;
-  std::vector<Triplet> entries;
-  for (Index k = 0; k < J.outerSize(); ++k)
-    for (SparseMatrix::InnerIterator it(J, k); it; ++it) {
-      if (it.value() == 0.0) continue;
-      if (it.row() % d != it.col() % d) return std::nullopt;
-      if (it.row() % d == 0) entries.emplace_back(it.row() / d, it.col() / d, it.value());
-    }
-  SparseMatrix Js(J.rows() / d, J.cols() / d);
-  Js.setFromTriplets(entries.begin(), entries.end());
-  const SparseMatrix diff = J - kron_identity(Js, d);
-  for (Index k = 0; k < diff.outerSize(); ++k)
-    for (SparseMatrix::InnerIterator it(diff, k); it; ++it)
-      if (it.value() != 0.0) return std::nullopt;
-  return Js;
-}
-
 }  // namespace
 
 FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
@@ -261,7 +241,7 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     sys.z_g = sys.red.Hr.solve(sys.Bf_ext);
   }
 
-  const std::optional<SparseMatrix> Js = scalar_rig_jacobian(J, d);
+  const std::optional<SparseMatrix> Js = kron_identity_factor(J, d);
   // Fold (F <- F0 + Sf r, nf^2 per iteration) only while it is cheaper than the structured
   // iteration's two thin products (2 nf m / dim).
   const Index nf = d == 2 ? 2 * c : d2 * c;
@@ -411,6 +391,15 @@ inline Vec8 load8(const double* p) {
 }
 inline void store8(double* p, Vec8 v) { std::memcpy(p, &v, sizeof v); }
 inline Vec8 splat8(double s) { return Vec8{s, s, s, s, s, s, s, s}; }
+/// Keeps v in a register: the compiler would otherwise fold its load into each of the dim FMAs
+/// that use it, and the loads, not the FMAs, would bound the tile loops.
+inline void pin(Vec8& v) {
+#if defined(__GNUC__) && defined(__AVX512F__)
+  asm("" : "+v"(v));
+#else
+  (void)v;
+#endif
+}
 
 /// One tile's F = Q_t Z^T + F_J: Fb(r, i) at Fb[i*rt + r] (rt = 8*dim) from the column-major
 /// rt x mt tile Qt, Z(k, i) at Z[k*dim + i] and F_J(r, i) at FJ[i*fj_col + r].
@@ -423,7 +412,10 @@ void tile_forward(const double* __restrict Qt, Index mt, const double* __restric
     for (int b = 0; b < dim; ++b) acc[i][b] = load8(FJ + i * fj_col + b * 8);
   for (Index k = 0; k < mt; ++k) {
     Vec8 a[dim];
-    for (int b = 0; b < dim; ++b) a[b] = load8(Qt + k * rt + b * 8);
+    for (int b = 0; b < dim; ++b) {
+      a[b] = load8(Qt + k * rt + b * 8);
+      pin(a[b]);
+    }
     for (int i = 0; i < dim; ++i) {
       const Vec8 z = splat8(Z[k * dim + i]);
       for (int b = 0; b < dim; ++b) acc[i][b] += a[b] * z;
@@ -443,7 +435,10 @@ void tile_backward(const double* __restrict Qt, Index mt, const double* __restri
     for (int b = 0; b < dim; ++b) r[i][b] = load8(Rb + i * rt + b * 8);
   for (Index k = 0; k < mt; ++k) {
     Vec8 a[dim];
-    for (int b = 0; b < dim; ++b) a[b] = load8(Qt + k * rt + b * 8);
+    for (int b = 0; b < dim; ++b) {
+      a[b] = load8(Qt + k * rt + b * 8);
+      pin(a[b]);
+    }
     for (int i = 0; i < dim; ++i) {
       double* out = gp + (k * dim + i) * 8;
       Vec8 s = load8(out);

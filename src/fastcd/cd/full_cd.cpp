@@ -1,6 +1,7 @@
 #include "fastcd/cd/full_cd.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
@@ -31,6 +32,7 @@ struct FullCD::Factors {
 namespace {
 
 using detail::bytes_of;
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 std::size_t bytes_of(const ArapElements& a) {
   return sizeof(int) * (a.vertices.size() + a.incidence_ptr.size() + a.incidence_elem.size()) +
@@ -102,8 +104,35 @@ const ElasticOperators& FullCD::operators() const {
 
 void FullCD::factor_constraint() {
   Y_.resize(state_dim(), 0);
+  basis_s_.resize(0, 0);
+  scalar_constraint_ = false;
   schur_ = Eigen::LLT<MatrixXd>(MatrixXd(0, 0));  // (a default LLT has an uninitialised status)
   if (constraint_.basis.rows() == 0) return;
+  const Index d = f_->dim;
+  const std::optional<SparseMatrix> Js = kron_identity_factor(J_, d);
+  const std::optional<SparseMatrix> Ms = kron_identity_factor(f_->op.Mv, d);
+  if (Js && Ms) {
+    // The same constraint on the scalar blocks: C = C_s (x) I has C_s's singular values dim
+    // times over, so the rank decision is the same one (checked).
+    ComplementarityConstraint cs =
+        complementarity_constraint(*Js, *Ms, f_->D, 1, f_->options.constraint_rtol, f_->options.fixed);
+    if (cs.basis.rows() * d == constraint_.basis.rows()) {
+      const Index nv = cs.basis.cols();
+      basis_s_ = std::move(cs.basis);
+      Y_.resize(nv, basis_s_.rows());
+      for (Index k = 0; k < basis_s_.rows(); ++k) {
+        // Hs^{-1} b_s: the kron solve on b_s (x) e_0, read back from the x components.
+        VectorXd rhs = VectorXd::Zero(nv * d), sol(nv * d), scratch(nv * d);
+        for (Index v = 0; v < nv; ++v) rhs(v * d) = basis_s_(k, v);
+        f_->H_factor.solve(rhs.data(), sol.data(), scratch.data());
+        for (Index v = 0; v < nv; ++v) Y_(v, k) = sol(v * d);
+      }
+      schur_.compute(basis_s_ * Y_);
+      FASTCD_ENSURE(schur_.info() == Eigen::Success, "constraint Schur complement is not positive definite");
+      scalar_constraint_ = true;
+      return;
+    }
+  }
   const MatrixXd Ct = constraint_.basis.transpose();
   Y_.resize(Ct.rows(), Ct.cols());
   VectorXd scratch(Ct.rows());
@@ -192,7 +221,15 @@ void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u
     arap_elastic_rhs(f.arap, ws.R.data(), ws.b0.data(), ws.b.data());
     ws.u_prev = u;
     f.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
-    if (constraint_.basis.rows() > 0) {
+    if (scalar_constraint_) {
+      const Index rs = basis_s_.rows(), d = f.dim;
+      Eigen::Map<RowMajorMatrix> U(u.data(), n / d, d);
+      ws.lambda.resize(rs * d);
+      Eigen::Map<MatrixXd> L(ws.lambda.data(), rs, d);
+      L.noalias() = basis_s_ * U;
+      schur_.solveInPlace(L);
+      U.noalias() -= Y_ * L;
+    } else if (constraint_.basis.rows() > 0) {
       ws.lambda.noalias() = constraint_.basis * u;
       schur_.solveInPlace(ws.lambda);
       u.noalias() -= Y_ * ws.lambda;
@@ -292,8 +329,8 @@ std::size_t FullCD::memory_bytes() const {
   const std::size_t per_entry = f.H_factor.backend() == CholeskyBackend::Cholmod ? 12 : 24;
   return bytes_of(J_) + bytes_of(p0_) + bytes_of(f.op.G) + bytes_of(f.op.L) + bytes_of(f.op.Mv) + bytes_of(f.op.AMue) +
          bytes_of(f.op.AMu) + bytes_of(f.op.vol) + bytes_of(f.op.mu_vol) + bytes_of(f.D) + bytes_of(f.Hs) +
-         bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(constraint_.C) + bytes_of(constraint_.basis) +
-         sizeof(double) * static_cast<std::size_t>(Y_.cols() * Y_.cols()) +
+         bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(basis_s_) + bytes_of(constraint_.C) +
+         bytes_of(constraint_.basis) + sizeof(double) * static_cast<std::size_t>(Y_.cols() * Y_.cols()) +
          per_entry * static_cast<std::size_t>(f.H_factor.factor_entries());
 }
 

@@ -1,6 +1,7 @@
 #include "fastcd/geometry/massmatrix.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "fastcd/common/check.hpp"
 #include "fastcd/geometry/volume.hpp"
@@ -24,6 +25,25 @@ SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<co
 SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, double rho) {
   FASTCD_CHECK(std::isfinite(rho) && rho >= 0.0, "rho = ", rho, " must be finite and >= 0");
   return massmatrix(X, T, VectorXd::Constant(T.rows(), rho));
+}
+
+std::optional<SparseMatrix> kron_identity_factor(const SparseMatrix& A, Index k) {
+  FASTCD_CHECK(k >= 1, "k must be >= 1, got ", k);
+  if (A.rows() % k != 0 || A.cols() % k != 0) return std::nullopt;
+  std::vector<Triplet> entries;
+  for (Index c = 0; c < A.outerSize(); ++c)
+    for (SparseMatrix::InnerIterator it(A, c); it; ++it) {
+      if (it.value() == 0.0) continue;
+      if (it.row() % k != it.col() % k) return std::nullopt;
+      if (it.row() % k == 0) entries.emplace_back(it.row() / k, it.col() / k, it.value());
+    }
+  SparseMatrix As(A.rows() / k, A.cols() / k);
+  As.setFromTriplets(entries.begin(), entries.end());
+  const SparseMatrix diff = A - kron_identity(As, k);
+  for (Index c = 0; c < diff.outerSize(); ++c)
+    for (SparseMatrix::InnerIterator it(diff, c); it; ++it)
+      if (it.value() != 0.0) return std::nullopt;
+  return As;
 }
 
 SparseMatrix sparse_diagonal(const Eigen::Ref<const VectorXd>& d) {

@@ -1,4 +1,6 @@
 #pragma once
+
+#include <optional>
 // massmatrix: lumped (diagonal) mass matrix (simkit.massmatrix).
 #include "fastcd/common/types.hpp"
 
@@ -22,6 +24,11 @@ SparseMatrix massmatrix(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<co
 
 /// kron(A, I_k): lifts a per-vertex operator to interleaved DOFs.
 SparseMatrix kron_identity(const SparseMatrix& A, Index k);
+
+/// The inverse of kron_identity: A_s with A = kron(A_s, I_k) exactly (A(r*k + i, c*k + j) =
+/// A_s(r, c) when i = j, 0 otherwise), or nothing when A is not of that form. LBS and cage
+/// rig Jacobians are (J = J_s (x) I_dim), and solvers then work on the dim^2 times smaller A_s.
+std::optional<SparseMatrix> kron_identity_factor(const SparseMatrix& A, Index k);
 
 /// Diagonal sparse matrix from a vector.
 SparseMatrix sparse_diagonal(const Eigen::Ref<const VectorXd>& d);
