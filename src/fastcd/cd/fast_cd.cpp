@@ -3,7 +3,6 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
 #include "fastcd/common/progress.hpp"
+#include "fastcd/common/simd.hpp"
 #include "fastcd/common/threads.hpp"
 #include "fastcd/geometry/cluster_grouping_matrices.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
@@ -381,25 +381,11 @@ void thin_product(const double* A, Index M, Index K, const double* B, Index bk, 
   }
 }
 
-// Eight doubles in one SIMD register (GCC / Clang vector extension): the tile kernels keep
-// their operands in registers explicitly, so each loaded column of Q is used dim times.
-using Vec8 = double __attribute__((vector_size(64)));
-inline Vec8 load8(const double* p) {
-  Vec8 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store8(double* p, Vec8 v) { std::memcpy(p, &v, sizeof v); }
-inline Vec8 splat8(double s) { return Vec8{s, s, s, s, s, s, s, s}; }
-/// Keeps v in a register: the compiler would otherwise fold its load into each of the dim FMAs
-/// that use it, and the loads, not the FMAs, would bound the tile loops.
-inline void pin(Vec8& v) {
-#if defined(__GNUC__) && defined(__AVX512F__)
-  asm("" : "+v"(v));
-#else
-  (void)v;
-#endif
-}
+using simd::load8;
+using simd::pin;
+using simd::splat8;
+using simd::store8;
+using simd::Vec8;
 
 /// One tile's F = Q_t Z^T + F_J: Fb(r, i) at Fb[i*rt + r] (rt = 8*dim) from the column-major
 /// rt x mt tile Qt, Z(k, i) at Z[k*dim + i] and F_J(r, i) at FJ[i*fj_col + r].

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/simd.hpp"
 #include "fastcd/common/threads.hpp"
 #include "fastcd/geometry/simplex.hpp"
 
@@ -175,23 +176,23 @@ void closest_rotation<3>(const double* f, double* o) {
 }
 
 namespace {
+using simd::Mask8;
+using simd::Vec8;
 /// Lanes of the batched 3x3 kernel: one AVX-512 register (two AVX2 / four SSE2 ones).
 constexpr int kLanes = 8;
-using Lane = Eigen::Array<double, kLanes, 1>;
-using Mask = Eigen::Array<bool, kLanes, 1>;  // concrete, never `auto`: Eigen expressions are lazy
 
 /// 2x2 minors of rows (0, 1) and (2, 3) of a symmetric 4x4 matrix given by its 10 entries,
 /// and from them the determinant and the adjugate (Laplace expansion along row pairs); b[j][k]
 /// (column k) uses only the rows other than k.
 struct Adjugate4 {
-  Lane b[4][4];
-  Lane det;
-  Adjugate4(const Lane& a00, const Lane& a01, const Lane& a02, const Lane& a03, const Lane& a11, const Lane& a12,
-            const Lane& a13, const Lane& a22, const Lane& a23, const Lane& a33, bool full) {
+  Vec8 b[4][4];
+  Vec8 det;
+  Adjugate4(Vec8 a00, Vec8 a01, Vec8 a02, Vec8 a03, Vec8 a11, Vec8 a12, Vec8 a13, Vec8 a22, Vec8 a23, Vec8 a33,
+            bool full) {
     // a10 = a01, a20 = a02, a21 = a12, a30 = a03, a31 = a13, a32 = a23.
-    const Lane s0 = a00 * a11 - a01 * a01, s1 = a00 * a12 - a01 * a02, s2 = a00 * a13 - a01 * a03,
+    const Vec8 s0 = a00 * a11 - a01 * a01, s1 = a00 * a12 - a01 * a02, s2 = a00 * a13 - a01 * a03,
                s3 = a01 * a12 - a11 * a02, s4 = a01 * a13 - a11 * a03, s5 = a02 * a13 - a12 * a03;
-    const Lane c5 = a22 * a33 - a23 * a23, c4 = a12 * a33 - a13 * a23, c3 = a12 * a23 - a13 * a22,
+    const Vec8 c5 = a22 * a33 - a23 * a23, c4 = a12 * a33 - a13 * a23, c3 = a12 * a23 - a13 * a22,
                c2 = a02 * a33 - a03 * a23, c1 = a02 * a23 - a03 * a22, c0 = a02 * a13 - a03 * a12;
     det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
     if (!full) return;
@@ -217,59 +218,57 @@ struct Adjugate4 {
     b[3][2] = -a03 * s3 + a13 * s1 - a23 * s0;
   }
 };
-}  // namespace
 
-namespace {
-/// The algorithm of closest_rotation_3x3 on kLanes matrices in SIMD lanes (f[3i + j] holds
-/// entry (i, j) of every lane's matrix): Horn's matrix N, Newton on det(N - l I) from
-/// sqrt(3)|F| (each lane stops where the scalar code would), the eigenvector as the column of
-/// adj(N - l I) with the largest diagonal entry. `good` is false in the lanes the scalar kernel
-/// would refuse (zero or non-finite F, relative gap below 1e-3): their r is meaningless and the
+/// The algorithm of closest_rotation_3x3 on 8 matrices in SIMD lanes (f[3i + j] holds entry
+/// (i, j) of every lane's matrix): Horn's matrix N, Newton on det(N - l I) from sqrt(3)|F|
+/// (each lane stops where the scalar code would), the eigenvector as the column of
+/// adj(N - l I) with the largest diagonal entry. Returns the lanes the scalar kernel would
+/// refuse (zero or non-finite F, relative gap below 1e-3): their r is meaningless and the
 /// caller redoes them with closest_rotation<3> (SVD).
-void rotation_lanes(const Lane (&f)[9], Lane (&r)[9], Mask& good) {
-  const Lane &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
+Mask8 rotation_lanes(const Vec8 (&f)[9], Vec8 (&r)[9]) {
+  using simd::splat8;
+  const Vec8 &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
              &Szz = f[8];
-  const Lane n2 =
+  const Vec8 n2 =
       Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy + Szz * Szz;
-  const Lane N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
+  const Vec8 N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
              N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
-  const Lane detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);
-  const Lane c2 = -2.0 * n2, c1 = -8.0 * detF;
-  const Lane cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
-  // (std::sqrt lane by lane: Eigen's vectorised double sqrt may be an approximation under
-  // EIGEN_FAST_MATH, and the Newton start must not fall below the root.)
-  Lane scale;
-  for (int l = 0; l < kLanes; ++l) scale(l) = std::sqrt(3.0 * n2(l));
-  Lane lam = scale;
-  Mask done = !(n2 > 0.0) || !n2.isFinite();
-  for (int it = 0; it < 60 && !done.all(); ++it) {
-    const Lane l2 = lam * lam;
-    const Lane p = (l2 + c2) * l2 + c1 * lam + cdet;
-    const Lane dp = 4.0 * l2 * lam + 2.0 * c2 * lam + c1;
-    const Lane step = p / dp;
-    const Mask move = !done && (dp > 0.0);
-    lam = move.select(lam - step, lam);
-    done = done || !(dp > 0.0) || (step.abs() <= 1e-15 * scale);
+  const Vec8 detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);
+  const Vec8 c2 = -2.0 * n2, c1 = -8.0 * detF;
+  const Vec8 cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
+  const Vec8 scale = simd::sqrt8(3.0 * n2);
+  const Mask8 usable = (n2 > splat8(0.0)) & simd::finite8(n2);
+  Vec8 lam = scale;
+  Mask8 active = usable;  // lanes still iterating
+  const Vec8 tol = 1e-15 * scale;
+  for (int it = 0; it < 60 && simd::any(active); ++it) {
+    const Vec8 l2 = lam * lam;
+    const Vec8 p = (l2 + c2) * l2 + c1 * lam + cdet;
+    const Vec8 dp = 4.0 * l2 * lam + 2.0 * c2 * lam + c1;
+    const Mask8 moving = active & (dp > splat8(0.0));  // at (or past) a multiple root: stop
+    const Vec8 step = p / dp;
+    lam = simd::select(moving, lam - step, lam);
+    active = moving & (simd::abs8(step) > tol);
   }
   const Adjugate4 adj(N00 - lam, N01, N02, N03, N11 - lam, N12, N13, N22 - lam, N23, N33 - lam, true);
-  Lane best = adj.b[0][0].abs(), q[4] = {adj.b[0][0], adj.b[1][0], adj.b[2][0], adj.b[3][0]};
+  Vec8 best = simd::abs8(adj.b[0][0]), q[4] = {adj.b[0][0], adj.b[1][0], adj.b[2][0], adj.b[3][0]};
   for (int k = 1; k < 4; ++k) {
-    const Mask better = adj.b[k][k].abs() > best;
-    best = better.select(adj.b[k][k].abs(), best);
-    for (int j = 0; j < 4; ++j) q[j] = better.select(adj.b[j][k], q[j]);
+    const Vec8 cand = simd::abs8(adj.b[k][k]);
+    const Mask8 better = cand > best;
+    best = simd::select(better, cand, best);
+    for (int j = 0; j < 4; ++j) q[j] = simd::select(better, adj.b[j][k], q[j]);
   }
-  good = (n2 > 0.0) && n2.isFinite() && (best > 1e-3 * scale * scale * scale);
-  const Lane qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-  Lane inv;
-  for (int l = 0; l < kLanes; ++l) inv(l) = 1.0 / std::sqrt(qq(l));
-  const Lane w = q[0] * inv, x = q[1] * inv, y = q[2] * inv, z = q[3] * inv;
-  quaternion_rotation(w, x, y, z, r);
+  const Mask8 good = usable & (best > 1e-3 * scale * scale * scale);
+  const Vec8 qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  const Vec8 inv = 1.0 / simd::sqrt8(qq);
+  quaternion_rotation(q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv, r);
+  return ~good;
 }
 
 /// closest_rotation<3> of lane l's matrix (the SVD fallback of rotation_lanes).
-void fallback_lane(const Lane (&f)[9], int l, double* rl) {
+void fallback_lane(const Vec8 (&f)[9], int l, double* rl) {
   double fl[9];
-  for (int k = 0; k < 9; ++k) fl[k] = f[k](l);
+  for (int k = 0; k < 9; ++k) fl[k] = f[k][l];
   closest_rotation<3>(fl, rl);
 }
 }  // namespace
@@ -277,23 +276,21 @@ void fallback_lane(const Lane (&f)[9], int l, double* rl) {
 void closest_rotations_3x3_strided(const double* F, Index count, Index mat_stride, Index row_stride, double* R) {
   for (Index c0 = 0; c0 < count; c0 += kLanes) {
     const int nl = static_cast<int>(std::min<Index>(kLanes, count - c0));
-    Lane f[9], r[9];
-    for (int k = 0; k < 9; ++k) f[k].setZero();
+    Vec8 f[9], r[9];
+    for (int k = 0; k < 9; ++k) f[k] = simd::splat8(k % 4 == 0 ? 1.0 : 0.0);  // padding: identity
     for (int l = 0; l < nl; ++l) {
       const double* Fl = F + (c0 + l) * mat_stride;
       for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) f[3 * i + j](l) = Fl[i * row_stride + j];
+        for (int j = 0; j < 3; ++j) f[3 * i + j][l] = Fl[i * row_stride + j];
     }
-    for (int l = nl; l < kLanes; ++l) f[0](l) = f[4](l) = f[8](l) = 1.0;  // padding: identity
-    Mask good;
-    rotation_lanes(f, r, good);
+    const Mask8 refused = rotation_lanes(f, r);
     for (int l = 0; l < nl; ++l) {
       double* Rl = R + (c0 + l) * mat_stride;
       double rl[9];
-      if (good(l)) {
-        for (int k = 0; k < 9; ++k) rl[k] = r[k](l);
-      } else {
+      if (refused[l]) {
         fallback_lane(f, l, rl);
+      } else {
+        for (int k = 0; k < 9; ++k) rl[k] = r[k][l];
       }
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) Rl[i * row_stride + j] = rl[3 * i + j];
@@ -302,16 +299,15 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
 }
 
 void closest_rotations_3x3_lanes(const double* F, int count, double* R) {
-  Lane f[9], r[9];
-  for (int k = 0; k < 9; ++k) f[k] = Eigen::Map<const Lane>(F + k * kLanes);
+  Vec8 f[9], r[9];
+  for (int k = 0; k < 9; ++k) f[k] = simd::load8(F + k * kLanes);
   for (int l = count; l < kLanes; ++l)  // padding: identity
-    for (int k = 0; k < 9; ++k) f[k](l) = (k % 4 == 0) ? 1.0 : 0.0;
-  Mask good;
-  rotation_lanes(f, r, good);
-  for (int k = 0; k < 9; ++k) Eigen::Map<Lane>(R + k * kLanes) = r[k];
-  if (good.head(count).all()) return;
+    for (int k = 0; k < 9; ++k) f[k][l] = (k % 4 == 0) ? 1.0 : 0.0;
+  const Mask8 refused = rotation_lanes(f, r);
+  for (int k = 0; k < 9; ++k) simd::store8(R + k * kLanes, r[k]);
+  if (!simd::any(refused)) return;
   for (int l = 0; l < count; ++l) {
-    if (good(l)) continue;
+    if (!refused[l]) continue;
     double rl[9];
     fallback_lane(f, l, rl);
     for (int k = 0; k < 9; ++k) R[k * kLanes + l] = rl[k];
