@@ -134,7 +134,16 @@ TEST(FullCD, ScalarBlockConstraintMatchesTheGeneralOne) {
     Simulation a(t.m.X, t.m.T, t.rig.J, t.rig.p0, o), b(t.m.X, t.m.T, J2, p02, o);
     EXPECT_TRUE(a.full()->scalar_constraint());
     EXPECT_FALSE(b.full()->scalar_constraint());
-    EXPECT_EQ(a.full()->constraint().basis.rows(), b.full()->constraint().basis.rows());
+    const ComplementarityConstraint &ca = a.full()->constraint(), &cb = b.full()->constraint();
+    EXPECT_EQ(ca.basis.rows(), cb.basis.rows());
+    EXPECT_EQ(ca.rank, cb.rank);
+    EXPECT_EQ(ca.fixed_dofs, cb.fixed_dofs);
+    EXPECT_EQ(ca.basis_scalar.rows() * 3, ca.basis.rows());
+    EXPECT_EQ(cb.basis_scalar.rows(), 0);
+    // Both orthonormal, spanning the same rows.
+    const Index r = ca.basis.rows();
+    EXPECT_LT((ca.basis * ca.basis.transpose() - MatrixXd::Identity(r, r)).norm(), 1e-12);
+    EXPECT_LT((ca.basis - ca.basis * cb.basis.transpose() * cb.basis).norm(), 1e-10);
     for (int i = 0; i < 12; ++i) {
       const VectorXd p = metronome_pose(t.rig.p0, 3, i, 0.5, 20.0);
       VectorXd p2(p.size() + 1);

@@ -1,5 +1,7 @@
 #include "fastcd/cd/complementarity.hpp"
 
+#include <optional>
+
 #include <vector>
 
 #include <Eigen/Eigenvalues>
@@ -21,6 +23,23 @@ ComplementarityConstraint complementarity_constraint(const SparseMatrix& J, cons
     FASTCD_CHECK(D(v) >= 0.0 && D(v) <= 1.0, "D(", v, ") = ", D(v), " is outside [0, 1]");
   ComplementarityConstraint c;
   c.C = SparseMatrix(J.transpose() * Mv * kron_identity(sparse_diagonal(D), dim));
+  if (dim > 1) {
+    const std::optional<SparseMatrix> Js = kron_identity_factor(J, dim), Ms = kron_identity_factor(Mv, dim);
+    if (Js && Ms) {
+      // C = C_s (x) I: C_s's singular values dim times over (the same rank decision) and
+      // basis = B_s (x) I, from a QR dim^3 times cheaper.
+      ComplementarityConstraint cs = complementarity_constraint(*Js, *Ms, D, 1, rtol, fixed);
+      const Index n = D.size(), rs = cs.basis.rows();
+      c.basis = MatrixXd::Zero(rs * dim, n * dim);
+      for (Index k = 0; k < rs; ++k)
+        for (Index i = 0; i < dim; ++i)
+          for (Index v = 0; v < n; ++v) c.basis(k * dim + i, v * dim + i) = cs.basis(k, v);
+      c.rank = cs.rank * dim;
+      c.fixed_dofs = cs.fixed_dofs * dim;
+      c.basis_scalar = std::move(cs.basis);
+      return c;
+    }
+  }
   c.basis = row_space_basis(MatrixXd(c.C), Mv.diagonal(), rtol);
   c.rank = c.basis.rows();
   if (fixed.size() > 0) {

@@ -14,6 +14,9 @@ struct ComplementarityConstraint {
   Index rank = 0;        ///< numerical rank of C kept (<= #p; the fixed DOFs not counted)
   Index fixed_dofs = 0;  ///< rows of `basis` beyond C's: #fixed vertices * dim
   Index rig_rank = -1;   ///< rank of J itself (what D = 1 would give); -1 when not computed
+  /// When J = J_s (x) I_dim (LBS, cages): B_s (rank/dim x #V) with basis = B_s (x) I_dim, row
+  /// k*dim + i of basis being row k of B_s on coordinate i. Empty for other rigs.
+  MatrixXd basis_scalar;
 };
 
 /// Builds C = J^T Mv kron(diag(D), I_dim) and an orthonormal basis of its row space, with the

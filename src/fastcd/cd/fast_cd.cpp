@@ -744,6 +744,7 @@ std::size_t FastCD::memory_bytes() const {
          detail::bytes_of(f.red.BMB) + detail::bytes_of(f.red.BMJ) + detail::bytes_of(f.red.BLJ) +
          sizeof(double) * static_cast<std::size_t>(f.red.Hr.rows() * f.red.Hr.cols()) +
          detail::bytes_of(f.constraint.C) + detail::bytes_of(f.constraint.basis) +
+         detail::bytes_of(f.constraint.basis_scalar) +
          sizeof(double) * static_cast<std::size_t>(f.D.size() + f.E.size() + f.p0.size()) +
          sizeof(int) * static_cast<std::size_t>(f.labels.size());
 }

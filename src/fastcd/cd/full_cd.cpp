@@ -1,7 +1,6 @@
 #include "fastcd/cd/full_cd.hpp"
 
 #include <cmath>
-#include <optional>
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
@@ -104,34 +103,27 @@ const ElasticOperators& FullCD::operators() const {
 
 void FullCD::factor_constraint() {
   Y_.resize(state_dim(), 0);
-  basis_s_.resize(0, 0);
   scalar_constraint_ = false;
   schur_ = Eigen::LLT<MatrixXd>(MatrixXd(0, 0));  // (a default LLT has an uninitialised status)
   if (constraint_.basis.rows() == 0) return;
   const Index d = f_->dim;
-  const std::optional<SparseMatrix> Js = kron_identity_factor(J_, d);
-  const std::optional<SparseMatrix> Ms = kron_identity_factor(f_->op.Mv, d);
-  if (Js && Ms) {
-    // The same constraint on the scalar blocks: C = C_s (x) I has C_s's singular values dim
-    // times over, so the rank decision is the same one (checked).
-    ComplementarityConstraint cs =
-        complementarity_constraint(*Js, *Ms, f_->D, 1, f_->options.constraint_rtol, f_->options.fixed);
-    if (cs.basis.rows() * d == constraint_.basis.rows()) {
-      const Index nv = cs.basis.cols();
-      basis_s_ = std::move(cs.basis);
-      Y_.resize(nv, basis_s_.rows());
-      for (Index k = 0; k < basis_s_.rows(); ++k) {
-        // Hs^{-1} b_s: the kron solve on b_s (x) e_0, read back from the x components.
-        VectorXd rhs = VectorXd::Zero(nv * d), sol(nv * d), scratch(nv * d);
-        for (Index v = 0; v < nv; ++v) rhs(v * d) = basis_s_(k, v);
-        f_->H_factor.solve(rhs.data(), sol.data(), scratch.data());
-        for (Index v = 0; v < nv; ++v) Y_(v, k) = sol(v * d);
-      }
-      schur_.compute(basis_s_ * Y_);
-      FASTCD_ENSURE(schur_.info() == Eigen::Success, "constraint Schur complement is not positive definite");
-      scalar_constraint_ = true;
-      return;
+  if (constraint_.basis_scalar.rows() > 0) {
+    // basis = B_s (x) I: the correction on the scalar blocks.
+    const MatrixXd& Bs = constraint_.basis_scalar;
+    const Index nv = Bs.cols();
+    Y_.resize(nv, Bs.rows());
+    VectorXd rhs(nv * d), sol(nv * d), scratch(nv * d);
+    for (Index k = 0; k < Bs.rows(); ++k) {
+      // Hs^{-1} b_s: the kron solve on b_s (x) e_0, read back from the x components.
+      rhs.setZero();
+      for (Index v = 0; v < nv; ++v) rhs(v * d) = Bs(k, v);
+      f_->H_factor.solve(rhs.data(), sol.data(), scratch.data());
+      for (Index v = 0; v < nv; ++v) Y_(v, k) = sol(v * d);
     }
+    schur_.compute(Bs * Y_);
+    FASTCD_ENSURE(schur_.info() == Eigen::Success, "constraint Schur complement is not positive definite");
+    scalar_constraint_ = true;
+    return;
   }
   const MatrixXd Ct = constraint_.basis.transpose();
   Y_.resize(Ct.rows(), Ct.cols());
@@ -222,11 +214,12 @@ void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u
     ws.u_prev = u;
     f.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
     if (scalar_constraint_) {
-      const Index rs = basis_s_.rows(), d = f.dim;
+      const MatrixXd& Bs = constraint_.basis_scalar;
+      const Index rs = Bs.rows(), d = f.dim;
       Eigen::Map<RowMajorMatrix> U(u.data(), n / d, d);
       ws.lambda.resize(rs * d);
       Eigen::Map<MatrixXd> L(ws.lambda.data(), rs, d);
-      L.noalias() = basis_s_ * U;
+      L.noalias() = Bs * U;
       schur_.solveInPlace(L);
       U.noalias() -= Y_ * L;
     } else if (constraint_.basis.rows() > 0) {
@@ -329,8 +322,9 @@ std::size_t FullCD::memory_bytes() const {
   const std::size_t per_entry = f.H_factor.backend() == CholeskyBackend::Cholmod ? 12 : 24;
   return bytes_of(J_) + bytes_of(p0_) + bytes_of(f.op.G) + bytes_of(f.op.L) + bytes_of(f.op.Mv) + bytes_of(f.op.AMue) +
          bytes_of(f.op.AMu) + bytes_of(f.op.vol) + bytes_of(f.op.mu_vol) + bytes_of(f.D) + bytes_of(f.Hs) +
-         bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(basis_s_) + bytes_of(constraint_.C) +
-         bytes_of(constraint_.basis) + sizeof(double) * static_cast<std::size_t>(Y_.cols() * Y_.cols()) +
+         bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(constraint_.basis_scalar) +
+         bytes_of(constraint_.C) + bytes_of(constraint_.basis) +
+         sizeof(double) * static_cast<std::size_t>(Y_.cols() * Y_.cols()) +
          per_entry * static_cast<std::size_t>(f.H_factor.factor_entries());
 }
 

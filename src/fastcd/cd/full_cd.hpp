@@ -119,9 +119,8 @@ class FullCD {
   // constraint's rows. When J = J_s (x) I_dim (LBS, cages) B = B_s (x) I_dim and the
   // correction runs on the scalar blocks: U -= Y_s S_s^{-1} B_s U with U the #V x dim view of
   // u (dim^2 times less to read per iteration).
-  bool scalar_constraint_ = false;
-  MatrixXd basis_s_;  ///< B_s (rank/dim x #V) when scalar_constraint_
-  MatrixXd Y_;        ///< H^{-1} B^T (or Hs^{-1} B_s^T)
+  bool scalar_constraint_ = false;  ///< (B_s is constraint_.basis_scalar)
+  MatrixXd Y_;                      ///< H^{-1} B^T (or Hs^{-1} B_s^T)
   // (Initialised on an empty matrix: a default LLT leaves its status uninitialised, and copying
   // the solver before a constraint is set would read it.)
   Eigen::LLT<MatrixXd> schur_{MatrixXd(0, 0)};  ///< B H^{-1} B^T (or B_s Hs^{-1} B_s^T)
