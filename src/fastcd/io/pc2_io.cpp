@@ -64,14 +64,17 @@ void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, dou
   put_u32(out, std::bit_cast<std::uint32_t>(start));
   put_u32(out, std::bit_cast<std::uint32_t>(rate));
   put_u32(out, static_cast<std::uint32_t>(frames.size()));
-  out.reserve(kHeader + frames.size() * static_cast<std::size_t>(nv) * 12);
+  out.resize(kHeader + frames.size() * static_cast<std::size_t>(nv) * 12);
+  char* dst = out.data() + kHeader;
   for (std::size_t s = 0; s < frames.size(); ++s)
     for (Index i = 0; i < nv; ++i)
       for (Index c = 0; c < 3; ++c) {
         const double v = c < dim ? frames[s](i, c) : 0.0;
-        const float f =
-            to_float(v, "frames[" + std::to_string(s) + "](" + std::to_string(i) + ", " + std::to_string(c) + ")");
-        put_u32(out, std::bit_cast<std::uint32_t>(f));
+        float f = static_cast<float>(v);
+        if (!std::isfinite(f))  // (the message is built only for a bad value)
+          f = to_float(v, "frames[" + std::to_string(s) + "](" + std::to_string(i) + ", " + std::to_string(c) + ")");
+        const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+        for (int b = 0; b < 4; ++b) *dst++ = static_cast<char>((u >> (8 * b)) & 0xff);
       }
   detail::write_text_atomically(path, out, "write_pc2");
 }
