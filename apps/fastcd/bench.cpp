@@ -276,25 +276,36 @@ int run_aquarium(const BenchSettings& st) {
   std::vector<Eigen::VectorXf> u;
   nlohmann::json records = nlohmann::json::array();
   double best_total = 1e300;
-  for (const Config& c : configs) {
+  // Per busy setting, the thread counts are timed in alternating rounds of 10 frames (a shared
+  // machine's load changes from second to second; each configuration sees the same conditions).
+  std::vector<std::vector<double>> ts(configs.size()), tl(configs.size()), tt(configs.size());
+  for (const bool busy_setting : {false, true}) {
     std::unique_ptr<BusyCore> busy;
-    if (c.busy) busy = std::make_unique<BusyCore>();
-    const int t = c.threads > 0 ? c.threads : threads();
+    if (busy_setting) busy = std::make_unique<BusyCore>();
     for (Index i = 0; i < aq.size(); ++i) aq[i].reset();
-    std::vector<double> ts, tl, tt;
-    for (int f = 0; f < st.frames + 10; ++f) {
-      const std::vector<VectorXd> p = poses_at(f);
-      const auto a = Clock::now();
-      aq.advance(p, t);
-      const auto b = Clock::now();
-      aq.lift_skinned(u, t);
-      const auto e = Clock::now();
-      if (f < 10) continue;
-      ts.push_back(1e3 * std::chrono::duration<double>(b - a).count());
-      tl.push_back(1e3 * std::chrono::duration<double>(e - b).count());
-      tt.push_back(1e3 * std::chrono::duration<double>(e - a).count());
-    }
-    const Stats s = stats(ts), l = stats(tl), all = stats(tt);
+    int f = 0;
+    for (int round = -1; round < (st.frames + 9) / 10; ++round)  // round -1: warm-up
+      for (std::size_t k = 0; k < configs.size(); ++k) {
+        if (configs[k].busy != busy_setting) continue;
+        const int t = configs[k].threads > 0 ? configs[k].threads : threads();
+        for (int j = 0; j < 10; ++j, ++f) {
+          const std::vector<VectorXd> p = poses_at(f);
+          const auto a = Clock::now();
+          aq.advance(p, t);
+          const auto b = Clock::now();
+          aq.lift_skinned(u, t);
+          const auto e = Clock::now();
+          if (round < 0) continue;
+          ts[k].push_back(1e3 * std::chrono::duration<double>(b - a).count());
+          tl[k].push_back(1e3 * std::chrono::duration<double>(e - b).count());
+          tt[k].push_back(1e3 * std::chrono::duration<double>(e - a).count());
+        }
+      }
+  }
+  for (std::size_t k = 0; k < configs.size(); ++k) {
+    const Config& c = configs[k];
+    const int t = c.threads > 0 ? c.threads : threads();
+    const Stats s = stats(ts[k]), l = stats(tl[k]), all = stats(tt[k]);
     auto fmt = [](const Stats& x) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.3f [%.3f, %.3f]", x.median, x.p10, x.p90);
@@ -416,9 +427,6 @@ void thread_policy(const std::vector<Case>& cases, const BenchSettings& st) {
   std::printf("\nthread policy, Spot (%ld verts): %-12s %-12s %-28s %s\n", long(spot->mesh.X.rows()), "threads",
               "busy core", "full step ms [p10, p90]", "fast precompute s");
   auto rig = std::make_shared<const LinearRig>(spot->rig);
-  BenchSettings quick = st;
-  quick.steps = 40;
-  quick.max_case_s = 2.0;
   struct Row {
     const char* label;
     int threads;  // 0: the default
@@ -427,24 +435,48 @@ void thread_policy(const std::vector<Case>& cases, const BenchSettings& st) {
   };
   std::vector<Row> rows = {{"1", 1, false, 0, 0}, {"default", 0, false, 0, 0}, {"2", 2, false, 0, 0},
                            {"1", 1, true, 0, 0},  {"default", 0, true, 0, 0},  {"2", 2, true, 0, 0}};
-  for (Row& r : rows) {
-    std::unique_ptr<BusyCore> busy;
-    if (r.busy) busy = std::make_unique<BusyCore>();
-    set_threads(r.threads);
+  // On a shared machine the load changes from one second to the next, so the configurations are
+  // timed in alternating rounds (each sees the same conditions) rather than one after another.
+  constexpr int kRounds = 8, kStepsPerRound = 5;
+  for (const bool busy : {false, true}) {
+    std::unique_ptr<BusyCore> busy_core;
+    if (busy) busy_core = std::make_unique<BusyCore>();
+    Row* row = rows.data() + (busy ? 3 : 0);
     SimulationOptions so;
     so.monitor = false;
     so.cd.modes = spot->modes;
     so.cd.clusters = spot->clusters;
     so.solver = SolverKind::Fast;
-    r.pre_s = Simulation(spot->mesh.X, spot->mesh.T, rig, so).precompute_seconds();
+    for (int round = 0; round < 2; ++round)  // precompute: the faster of two alternating rounds
+      for (int k = 0; k < 3; ++k) {
+        set_threads(row[k].threads);
+        const double pre = Simulation(spot->mesh.X, spot->mesh.T, rig, so).precompute_seconds();
+        row[k].pre_s = round == 0 ? pre : std::min(row[k].pre_s, pre);
+      }
     so.solver = SolverKind::Full;
-    Simulation full(spot->mesh.X, spot->mesh.T, rig, so);
-    const Stats s = time_steps(full, quick);
-    r.full_ms = s.median / 1000.0;
     set_threads(0);
-    char meas[64];
-    std::snprintf(meas, sizeof meas, "%.2f [%.2f, %.2f]", s.median / 1000.0, s.p10 / 1000.0, s.p90 / 1000.0);
-    std::printf("%-46s %-12s %-12s %-28s %.2f\n", "", r.label, r.busy ? "yes" : "no", meas, r.pre_s);
+    Simulation full(spot->mesh.X, spot->mesh.T, rig, so);
+    const Index dim = full.dim();
+    const VectorXd p0 = full.rig().rest_params();
+    int step = 0;
+    for (int w = 0; w < st.warmup; ++w) full.advance(metronome_pose(p0, dim, step++, 0.3, 80.0));
+    std::vector<double> ms[3];
+    for (int round = 0; round < kRounds; ++round)
+      for (int k = 0; k < 3; ++k) {
+        set_threads(row[k].threads);
+        for (int i = 0; i < kStepsPerRound; ++i) {
+          full.advance(metronome_pose(p0, dim, step++, 0.3, 80.0));
+          ms[k].push_back(1e3 * full.last_step().step_seconds);
+        }
+      }
+    set_threads(0);
+    for (int k = 0; k < 3; ++k) {
+      const Stats st_k = stats(ms[k]);
+      row[k].full_ms = st_k.median;
+      char meas[64];
+      std::snprintf(meas, sizeof meas, "%.2f [%.2f, %.2f]", st_k.median, st_k.p10, st_k.p90);
+      std::printf("%-46s %-12s %-12s %-28s %.2f\n", "", row[k].label, busy ? "yes" : "no", meas, row[k].pre_s);
+    }
     std::fflush(stdout);
   }
   for (bool busy : {false, true}) {
