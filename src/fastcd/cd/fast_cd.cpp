@@ -186,8 +186,16 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   for (Index k = 0; k < mt; ++k)
     for (Index i = 0; i < d; ++i)
       for (Index v = 0; v < n; ++v) sys.B(v * d + i, k * d + i) = sys.Phi(v, k);
-  const MatrixXd CB = sys.constraint.C * sys.B;
-  sys.structural_residual = CB.norm() / (MatrixXd(sys.constraint.C).norm() * sys.B.norm());
+  // J = J_s (x) I and Mv = Ms (x) I (LBS and cage rigs; the lumped mass): operators from scalar blocks.
+  const std::optional<SparseMatrix> Js = kron_identity_factor(J, d), Mvs = kron_identity_factor(op.Mv, d);
+  if (Js && Mvs) {
+    // C = C_s (x) I and B = Phi (x) I: |C B| / (|C| |B|) = |C_s Phi| / (sqrt(dim) |C_s| |Phi|).
+    const SparseMatrix Cs = SparseMatrix(Js->transpose() * *Mvs * sparse_diagonal(sys.D));
+    sys.structural_residual = (Cs * sys.Phi).norm() / (std::sqrt(static_cast<double>(d)) * Cs.norm() * sys.Phi.norm());
+  } else {
+    const MatrixXd CB = sys.constraint.C * sys.B;
+    sys.structural_residual = CB.norm() / (MatrixXd(sys.constraint.C).norm() * sys.B.norm());
+  }
   // A given subspace must be this rig's: its modes orthogonal to the constraint as computed ones are.
   FASTCD_CHECK(subspace == nullptr || !(sys.structural_residual > 1e-8),
                "the given subspace is not orthogonal to this ",
@@ -209,13 +217,6 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   detail::report_progress(kWork, "reduced operators", 6, kStages);
   SparseMatrix PAMu = SparseMatrix(grouping.G * op.AMu);
   if (PAMu.rows() < c) PAMu.conservativeResize(c, PAMu.cols());  // trailing empty clusters
-  const SparseMatrix PG = SparseMatrix(kron_identity(PAMu, d2) * op.G);
-  sys.red.GB = PG * sys.B;
-  sys.red.GJ = PG * J;
-  const MatrixXd MB = op.Mv * sys.B;
-  sys.red.BMB = sys.B.transpose() * MB;
-  sys.red.BMJ = MB.transpose() * J;
-  sys.red.BLJ = (op.L * sys.B).transpose() * J;
   const double h2 = options.dt * options.dt;
   // Scalar blocks: L = kron(Ls, I), G's rows F(0, j) on x-coordinates give the scalar gradient.
   std::vector<Triplet> pick_v, pick_g;
@@ -227,21 +228,75 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   Sg.setFromTriplets(pick_g.begin(), pick_g.end());
   const SparseMatrix Ls = Sv * op.L * Sv.transpose();
   const SparseMatrix Gs = Sg * op.G * Sv.transpose();  // #T*dim x #V scalar gradient
+  const SparseMatrix PAMu_d = kron_identity(PAMu, d);
+  // Q_c^T = (kron(P AMu, I_dim) Gs Phi) rows c*dim..c*dim+dim-1: F_c = Z Q_c.
+  const MatrixXd QT = PAMu_d * (Gs * sys.Phi);
+  // The plain reduced operators. B = Phi (x) I, and with Mv = Ms (x) I, L = Ls (x) I (always, for
+  // these operators; checked) each is the kron of an mt-sized scalar block, dim^2 .. dim^3 times
+  // cheaper than the products with the dense #V*dim x m B; the rig's blocks likewise when
+  // J = J_s (x) I.
+  const bool scalar_ops = Mvs.has_value() && kron_identity_factor(op.L, d).has_value();
+  const auto kron_dense = [d](const MatrixXd& A) {
+    MatrixXd K = MatrixXd::Zero(A.rows() * d, A.cols() * d);
+    for (Index col = 0; col < A.cols(); ++col)
+      for (Index row = 0; row < A.rows(); ++row)
+        for (Index i = 0; i < d; ++i) K(row * d + i, col * d + i) = A(row, col);
+    return K;
+  };
+  // GB((k, i, j), (l, i')) = [i = i'] Q(k*dim + j, l), rows k*dim^2 + i*dim + j: the same
+  // numbers as kron(P AMu, I_dim^2) G B.
+  const auto cluster_rows = [c, d, d2](const MatrixXd& S) {
+    MatrixXd R = MatrixXd::Zero(c * d2, S.cols() * d);
+    for (Index k = 0; k < c; ++k)
+      for (Index i = 0; i < d; ++i)
+        for (Index j = 0; j < d; ++j)
+          for (Index l = 0; l < S.cols(); ++l) R(k * d2 + i * d + j, l * d + i) = S(k * d + j, l);
+    return R;
+  };
+  sys.red.GB = cluster_rows(QT);
+  MatrixXd MB, Hr_full;  // MB = Mv B only on the general path
+  if (scalar_ops) {
+    const MatrixXd MPhi = *Mvs * sys.Phi, LPhi = Ls * sys.Phi;
+    const MatrixXd PhiMPhi = sys.Phi.transpose() * MPhi;
+    sys.red.BMB = kron_dense(PhiMPhi);
+    Hr_full = kron_dense(sys.Phi.transpose() * LPhi + PhiMPhi / h2);
+    if (Js) {
+      sys.red.GJ = cluster_rows(PAMu_d * (Gs * *Js));
+      sys.red.BMJ = kron_dense(MPhi.transpose() * *Js);
+      sys.red.BLJ = kron_dense(LPhi.transpose() * *Js);
+    }
+    if (options.gravity.size() > 0 && options.gravity.size() == d) {
+      const VectorXd w = MPhi.colwise().sum().transpose();  // Phi^T Ms 1
+      sys.Bf_ext.resize(m);
+      for (Index k = 0; k < mt; ++k)
+        for (Index i = 0; i < d; ++i) sys.Bf_ext(k * d + i) = w(k) * options.gravity(i);
+    }
+  } else {
+    MB = op.Mv * sys.B;
+    sys.red.BMB = sys.B.transpose() * MB;
+    Hr_full = sys.B.transpose() * (op.L * sys.B) + sys.red.BMB / h2;
+  }
+  if (!scalar_ops || !Js) {
+    const SparseMatrix PG = SparseMatrix(kron_identity(PAMu, d2) * op.G);
+    if (MB.size() == 0) MB = op.Mv * sys.B;
+    sys.red.GJ = PG * J;
+    sys.red.BMJ = MB.transpose() * J;
+    sys.red.BLJ = (op.L * sys.B).transpose() * J;
+  }
   const MatrixXd Hs_r = sys.Phi.transpose() * (Ls * sys.Phi) + MatrixXd::Identity(mt, mt) / h2;
   const Eigen::LLT<MatrixXd> Hs_llt(Hs_r);
   FASTCD_ENSURE(Hs_llt.info() == Eigen::Success, "reduced system matrix is not positive definite");
-  sys.red.Hr.compute(sys.B.transpose() * (op.L * sys.B) + sys.red.BMB / h2);
+  sys.red.Hr.compute(Hr_full);
   FASTCD_ENSURE(sys.red.Hr.info() == Eigen::Success, "reduced system matrix is not positive definite");
   sys.Zy = Hs_llt.solve(MatrixXd::Identity(mt, mt)) / h2;
   sys.Z_q = sys.red.Hr.solve(sys.red.BMJ) / h2;
   sys.Z_p = sys.red.Hr.solve(sys.red.BLJ);
   if (options.gravity.size() > 0) {
     FASTCD_CHECK(options.gravity.size() == d, "gravity needs ", d, " entries, got ", options.gravity.size());
-    sys.Bf_ext = MB.transpose() * options.gravity.replicate(n, 1);
+    if (sys.Bf_ext.size() == 0) sys.Bf_ext = MB.transpose() * options.gravity.replicate(n, 1);
     sys.z_g = sys.red.Hr.solve(sys.Bf_ext);
   }
 
-  const std::optional<SparseMatrix> Js = kron_identity_factor(J, d);
   // Fold (F <- F0 + Sf r, nf^2 per iteration) only while it is cheaper than the structured
   // iteration's two thin products (2 nf m / dim).
   const Index nf = d == 2 ? 2 * c : d2 * c;
@@ -276,8 +331,6 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   } else {
     // Q_c^T = (kron(P AMu, I_dim) Gs Phi) rows c*dim..c*dim+dim-1, laid out in tiles of 8
     // clusters (see iterate).
-    const SparseMatrix PAMu_d = kron_identity(PAMu, d);
-    const MatrixXd QT = PAMu_d * (Gs * sys.Phi);
     const Index rt = 8 * d;
     sys.tiles = (c + 7) / 8;
     const Index nrp = sys.tiles * rt;
@@ -306,9 +359,9 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   }
   if (Js) {
     // z0's rig terms on the scalar blocks: Z_q = ZqT^T (x) I_dim, Z_p = ZpT^T (x) I_dim.
-    const SparseMatrix Mvs = Sv * op.Mv * Sv.transpose();
+    const SparseMatrix Ms_pick = Sv * op.Mv * Sv.transpose();
     sys.scalar_rig = true;
-    sys.ZqT = (Hs_llt.solve(sys.Phi.transpose() * (Mvs * *Js)) / h2).transpose();
+    sys.ZqT = (Hs_llt.solve(sys.Phi.transpose() * (Ms_pick * *Js)) / h2).transpose();
     sys.ZpT = Hs_llt.solve(sys.Phi.transpose() * (Ls * *Js)).transpose();
     sys.Z_q.resize(0, 0);
     sys.Z_p.resize(0, 0);
