@@ -178,6 +178,13 @@ TEST(FastCD, FoldedAndPlainIterationsMatchTheTutorialsStep) {
     const VectorXd ours = sys.step(z, zd, t.rig.p0, pd, p1);
     const VectorXd ref = seed_reduced_step(sys, z, zd, t.rig.p0, pd, p1, 10);
     EXPECT_LT((ours - ref).norm(), 1e-10 * ref.norm()) << (lbs ? "LBS rig" : "general rig");
+    // The tolerance stop of the structured iteration: converged, it gives the same answer.
+    CDOptions ot = o;
+    ot.tolerance = 1e-13;
+    const FastCD tol = fast_cd_precompute(t.m.X, t.m.T, J, t.rig.p0, ot);
+    const VectorXd many = sys.step(z, zd, t.rig.p0, pd, p1, 300), stopped = tol.step(z, zd, t.rig.p0, pd, p1, 300);
+    EXPECT_LT((stopped - many).norm(), 1e-10 * many.norm());
+    EXPECT_GT((ours - many).norm(), 0.0);  // (10 iterations had not converged: the comparison means something)
   }
   // And the 2D (cos, sin) form on the beam.
   const Mesh b = beam();
