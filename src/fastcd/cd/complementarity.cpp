@@ -1,7 +1,6 @@
 #include "fastcd/cd/complementarity.hpp"
 
 #include <optional>
-
 #include <vector>
 
 #include <Eigen/Eigenvalues>
