@@ -109,13 +109,18 @@ double peak_rss_mib() {
 double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
 /// Solver steps under the metronome (the simulation's own per-step timer, monitor off).
+/// The rig pose of timed step i: a metronome swing (larger in 2D's normalised units).
+VectorXd bench_pose(const VectorXd& p0, Index dim, int i) {
+  return metronome_pose(p0, dim, i, dim == 2 ? 3.0 : 0.3, 80.0);
+}
+
 Stats time_steps(Simulation& sim, const BenchSettings& st) {
   std::vector<double> us;
   const Index dim = sim.dim();
   const VectorXd p0 = sim.rig().rest_params();
   const auto start = Clock::now();
   for (int i = 0; i < st.warmup + st.steps; ++i) {
-    sim.advance(metronome_pose(p0, dim, i, dim == 2 ? 3.0 : 0.3, 80.0));
+    sim.advance(bench_pose(p0, dim, i));
     if (i >= st.warmup) us.push_back(1e6 * sim.last_step().step_seconds);
     if (i >= st.warmup + 20 && seconds_since(start) > st.max_case_s) break;  // at least 20 timed steps
   }
@@ -462,13 +467,13 @@ void thread_policy(const std::vector<Case>& cases, const BenchSettings& st) {
     const Index dim = full.dim();
     const VectorXd p0 = full.rig().rest_params();
     int step = 0;
-    for (int w = 0; w < st.warmup; ++w) full.advance(metronome_pose(p0, dim, step++, 0.3, 80.0));
+    for (int w = 0; w < st.warmup; ++w) full.advance(bench_pose(p0, dim, step++));
     std::vector<double> ms[3];
     for (int round = 0; round < kRounds; ++round)
       for (int k = 0; k < 3; ++k) {
         set_threads(row[k].threads);
         for (int i = 0; i < kStepsPerRound; ++i) {
-          full.advance(metronome_pose(p0, dim, step++, 0.3, 80.0));
+          full.advance(bench_pose(p0, dim, step++));
           ms[k].push_back(1e3 * full.last_step().step_seconds);
         }
       }
@@ -669,8 +674,9 @@ void register_bench(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->callback([st] {
-    if (!st->end_to_end.empty() && !st->aquarium) {  // that character alone
+    if (!st->end_to_end.empty()) {  // that character alone (and the aquarium when asked for)
       end_to_end(*st);
+      if (st->aquarium) run_aquarium(*st);
       return;
     }
     if (!st->aquarium) run_bench(*st);

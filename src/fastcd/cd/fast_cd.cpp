@@ -254,16 +254,25 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     return R;
   };
   sys.red.GB = cluster_rows(QT);
+  // The rig's scalar blocks (J = J_s (x) I): Phi^T Ms J_s, Phi^T Ls J_s (mt x ns) and
+  // S_J = kron(P AMu, I) Gs J_s, its part of every cluster's F.
+  MatrixXd PhiMJ, PhiLJ, SJ;
+  if (Js) {
+    const SparseMatrix Ms_pick = Sv * op.Mv * Sv.transpose();
+    PhiMJ = sys.Phi.transpose() * (Ms_pick * *Js);
+    PhiLJ = sys.Phi.transpose() * (Ls * *Js);
+    SJ = PAMu_d * (Gs * *Js);
+  }
   MatrixXd MB, Hr_full;  // MB = Mv B only on the general path
   if (scalar_ops) {
-    const MatrixXd MPhi = *Mvs * sys.Phi, LPhi = Ls * sys.Phi;
+    const MatrixXd MPhi = *Mvs * sys.Phi;
     const MatrixXd PhiMPhi = sys.Phi.transpose() * MPhi;
     sys.red.BMB = kron_dense(PhiMPhi);
-    Hr_full = kron_dense(sys.Phi.transpose() * LPhi + PhiMPhi / h2);
+    Hr_full = kron_dense(sys.Phi.transpose() * (Ls * sys.Phi) + PhiMPhi / h2);
     if (Js) {
-      sys.red.GJ = cluster_rows(PAMu_d * (Gs * *Js));
-      sys.red.BMJ = kron_dense(MPhi.transpose() * *Js);
-      sys.red.BLJ = kron_dense(LPhi.transpose() * *Js);
+      sys.red.GJ = cluster_rows(SJ);
+      sys.red.BMJ = kron_dense(PhiMJ);
+      sys.red.BLJ = kron_dense(PhiLJ);
     }
     if (options.gravity.size() > 0 && options.gravity.size() == d) {
       const VectorXd w = MPhi.colwise().sum().transpose();  // Phi^T Ms 1
@@ -344,11 +353,10 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
       }
     sys.Hinv = Hs_llt.solve(MatrixXd::Identity(mt, mt));
     if (Js) {
-      // F_c(i, j) = sum_q (kron(P AMu, I) Gs J_s)(c*dim + j, q) p_next(q*dim + i).
-      const MatrixXd S = PAMu_d * (Gs * *Js);
-      sys.FJs = MatrixXd::Zero(nrp, Js->cols());
+      // F_c(i, j) = sum_q S_J(c*dim + j, q) p_next(q*dim + i).
+      sys.FJs = MatrixXd::Zero(nrp, SJ.cols());
       for (Index k = 0; k < c; ++k)
-        for (Index j = 0; j < d; ++j) sys.FJs.row(tile_row(k, j)) = S.row(k * d + j);
+        for (Index j = 0; j < d; ++j) sys.FJs.row(tile_row(k, j)) = SJ.row(k * d + j);
     } else {
       // Rig part in the same layout: entry (c, i, j) at i*nrp + tile_row(c, j).
       sys.GJf = MatrixXd::Zero(nrp * d, J.cols());
@@ -359,10 +367,9 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   }
   if (Js) {
     // z0's rig terms on the scalar blocks: Z_q = ZqT^T (x) I_dim, Z_p = ZpT^T (x) I_dim.
-    const SparseMatrix Ms_pick = Sv * op.Mv * Sv.transpose();
     sys.scalar_rig = true;
-    sys.ZqT = (Hs_llt.solve(sys.Phi.transpose() * (Ms_pick * *Js)) / h2).transpose();
-    sys.ZpT = Hs_llt.solve(sys.Phi.transpose() * (Ls * *Js)).transpose();
+    sys.ZqT = (Hs_llt.solve(PhiMJ) / h2).transpose();
+    sys.ZpT = Hs_llt.solve(PhiLJ).transpose();
     sys.Z_q.resize(0, 0);
     sys.Z_p.resize(0, 0);
   }
@@ -440,6 +447,16 @@ using simd::splat8;
 using simd::store8;
 using simd::Vec8;
 
+/// Column k of a tile (8*dim rows) into dim registers, kept there: the compiler would otherwise
+/// fold each load into every one of the dim FMAs that use it, and the loads would set the pace.
+template <int dim>
+void load_tile_column(const double* Qt, Index k, Vec8 (&a)[dim]) {
+  for (int b = 0; b < dim; ++b) {
+    a[b] = load8(Qt + k * 8 * dim + b * 8);
+    pin(a[b]);
+  }
+}
+
 /// One tile's F = Q_t Z^T + F_J: Fb(r, i) at Fb[i*rt + r] (rt = 8*dim) from the column-major
 /// rt x mt tile Qt, Z(k, i) at Z[k*dim + i] and F_J(r, i) at FJ[i*fj_col + r].
 template <int dim>
@@ -451,10 +468,7 @@ void tile_forward(const double* __restrict Qt, Index mt, const double* __restric
     for (int b = 0; b < dim; ++b) acc[i][b] = load8(FJ + i * fj_col + b * 8);
   for (Index k = 0; k < mt; ++k) {
     Vec8 a[dim];
-    for (int b = 0; b < dim; ++b) {
-      a[b] = load8(Qt + k * rt + b * 8);
-      pin(a[b]);
-    }
+    load_tile_column<dim>(Qt, k, a);
     for (int i = 0; i < dim; ++i) {
       const Vec8 z = splat8(Z[k * dim + i]);
       for (int b = 0; b < dim; ++b) acc[i][b] += a[b] * z;
@@ -474,10 +488,7 @@ void tile_backward(const double* __restrict Qt, Index mt, const double* __restri
     for (int b = 0; b < dim; ++b) r[i][b] = load8(Rb + i * rt + b * 8);
   for (Index k = 0; k < mt; ++k) {
     Vec8 a[dim];
-    for (int b = 0; b < dim; ++b) {
-      a[b] = load8(Qt + k * rt + b * 8);
-      pin(a[b]);
-    }
+    load_tile_column<dim>(Qt, k, a);
     for (int i = 0; i < dim; ++i) {
       double* out = gp + (k * dim + i) * 8;
       Vec8 s = load8(out);

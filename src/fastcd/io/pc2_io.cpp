@@ -19,8 +19,14 @@ namespace {
 constexpr char kMagic[12] = {'P', 'O', 'I', 'N', 'T', 'C', 'A', 'C', 'H', 'E', '2', '\0'};
 constexpr std::size_t kHeader = 32;
 
+/// v little-endian at p[0..3].
+void store_u32(char* p, std::uint32_t v) {
+  for (int b = 0; b < 4; ++b) p[b] = static_cast<char>((v >> (8 * b)) & 0xff);
+}
 void put_u32(std::string& out, std::uint32_t v) {
-  for (int b = 0; b < 4; ++b) out += static_cast<char>((v >> (8 * b)) & 0xff);
+  char bytes[4];
+  store_u32(bytes, v);
+  out.append(bytes, 4);
 }
 std::uint32_t get_u32(const std::string& s, std::size_t pos) {
   std::uint32_t v = 0;
@@ -70,11 +76,11 @@ void write_pc2(const std::string& path, const std::vector<MatrixXd>& frames, dou
     for (Index i = 0; i < nv; ++i)
       for (Index c = 0; c < 3; ++c) {
         const double v = c < dim ? frames[s](i, c) : 0.0;
-        float f = static_cast<float>(v);
-        if (!std::isfinite(f))  // (the message is built only for a bad value)
-          f = to_float(v, "frames[" + std::to_string(s) + "](" + std::to_string(i) + ", " + std::to_string(c) + ")");
-        const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
-        for (int b = 0; b < 4; ++b) *dst++ = static_cast<char>((u >> (8 * b)) & 0xff);
+        const float f = static_cast<float>(v);
+        if (!std::isfinite(f))  // throws; the message is built only for a bad value
+          to_float(v, "frames[" + std::to_string(s) + "](" + std::to_string(i) + ", " + std::to_string(c) + ")");
+        store_u32(dst, std::bit_cast<std::uint32_t>(f));
+        dst += 4;
       }
   detail::write_text_atomically(path, out, "write_pc2");
 }
