@@ -12,9 +12,10 @@
 namespace fastcd {
 
 enum class CholeskyBackend {
-  Auto,     ///< simplicial for 2D and small 3D problems, CHOLMOD supernodal for large 3D ones
+  Auto,     ///< Eigen for 2D and small 3D problems, CHOLMOD for large 3D ones
   Eigen,    ///< Eigen::SimplicialLDLT (AMD ordering) with a fused interleaved solve
-  Cholmod,  ///< CHOLMOD supernodal LL^T (BLAS-3; 10-20x faster on large 3D meshes)
+  Cholmod,  ///< factorised by CHOLMOD supernodal LL^T (BLAS-3: 10-20x faster on large 3D meshes, its
+            ///< ordering), then kept simplicially for the same fused solve
 };
 
 class KronCholesky {
@@ -34,7 +35,7 @@ class KronCholesky {
   /// concurrent solves with separate scratch buffers are safe.
   void solve(const double* b, double* x, double* scratch) const;
   Index size() const { return n_ * d_; }
-  /// Entries stored for the factor of As (strict lower part plus diagonal; CHOLMOD: its L).
+  /// Entries stored for the factor of As (strict lower part plus diagonal).
   Index factor_entries() const;
   CholeskyBackend backend() const { return used_; }
 
