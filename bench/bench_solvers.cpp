@@ -203,6 +203,46 @@ void BM_FastPrecomputeSpot(benchmark::State& state) {
 }
 BENCHMARK(BM_FastPrecomputeSpot)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// Pieces of one full-order Spot iteration: the fused local step (F, rotations and right-hand
+// side, arap_rotated_rhs) and the global solve with the factor full_cd_precompute builds.
+struct SpotFullPieces {
+  ElasticOperators op;
+  ArapElements arap;
+  KronCholesky H;
+  VectorXd x, b0, b, work;
+  explicit SpotFullPieces(const Mesh& m) : op(elastic_operators(m.X, m.T)), arap(arap_elements(m.X, m.T, op.mu_vol)) {
+    H.compute(SparseMatrix(dirichlet_laplacian(m.X, m.T, op.mu) + massmatrix(m.X, m.T, 1e3) / 1e-4), 3);
+    x = m.X.reshaped<Eigen::RowMajor>() + 0.01 * VectorXd::Random(m.X.size());
+    b0 = VectorXd::Random(m.X.size());
+    b.resize(m.X.size());
+    work.resize(arap.rotated_rhs_buffer());
+  }
+};
+
+void BM_FullPieceSpotLocal(benchmark::State& state) {
+  const SpotCase& s = spot();
+  if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  SpotFullPieces f(s.mesh);
+  for (auto _ : state) {
+    arap_rotated_rhs(f.arap, f.x.data(), f.b0.data(), f.b.data(), f.work.data());
+    benchmark::DoNotOptimize(f.b.data());
+  }
+}
+BENCHMARK(BM_FullPieceSpotLocal)->Unit(benchmark::kMicrosecond);
+
+void BM_FullPieceSpotSolve(benchmark::State& state) {
+  const SpotCase& s = spot();
+  if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  SpotFullPieces f(s.mesh);
+  VectorXd scratch(f.b.size());
+  for (auto _ : state) {
+    f.H.solve(f.b0.data(), f.b.data(), scratch.data());
+    benchmark::DoNotOptimize(f.b.data());
+  }
+  state.counters["factor_entries"] = static_cast<double>(f.H.factor_entries());
+}
+BENCHMARK(BM_FullPieceSpotSolve)->Unit(benchmark::kMicrosecond);
+
 // The local step of one structured 3D iteration (100 clusters of near-rotations).
 void BM_FastPieceSpotRotations(benchmark::State& state) {
   const Index clusters = 100;

@@ -4,8 +4,10 @@
 #include <limits>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/simd.hpp"
 #include "fastcd/common/threads.hpp"
 #include "fastcd/geometry/simplex.hpp"
+#include "fastcd/solvers/polar_svd.hpp"
 
 namespace fastcd {
 
@@ -50,6 +52,64 @@ void elastic_rhs(const ArapElements& el, const double* __restrict R, const doubl
         for (int c = 0; c < dim; ++c) acc[r] += Re[r * dim + c] * g[c];
     }
     for (int r = 0; r < dim; ++r) b[v * dim + r] = acc[r];
+  }
+}
+
+/// Batches [k0, k1) of the fused 3D local step: F = G x in lanes, the 8 rotations, and each
+/// element's vertex contributions mu vol_e R_e grad(phi_a) into work ([k][a][r][lane]).
+void rotated_batches(const ArapElements& el, const double* __restrict x, double* __restrict work, Index k0, Index k1) {
+  using simd::load8;
+  using simd::store8;
+  using simd::Vec8;
+  for (Index k = k0; k < k1; ++k) {
+    const int* __restrict vert = el.lane_vertices.data() + k * 32;
+    const double* __restrict g = el.lane_grads.data() + k * 96;
+    Vec8 f[9];
+    for (Vec8& v : f) v = simd::splat8(0.0);
+    for (int a = 0; a < 4; ++a) {  // the order of deformation<3>: identical F
+      Vec8 xa[3];
+      for (int l = 0; l < 8; ++l) {
+        const double* xv = x + static_cast<Index>(vert[a * 8 + l]) * 3;
+        xa[0][l] = xv[0];
+        xa[1][l] = xv[1];
+        xa[2][l] = xv[2];
+      }
+      for (int c = 0; c < 3; ++c) {
+        const Vec8 gc = load8(g + (a * 3 + c) * 8);
+        for (int r = 0; r < 3; ++r) f[r * 3 + c] += xa[r] * gc;
+      }
+    }
+    alignas(64) double F[72], R[72];
+    for (int q = 0; q < 9; ++q) store8(F + q * 8, f[q]);
+    detail::closest_rotations_3x3_lanes(F, static_cast<int>(std::min<Index>(8, el.num_elements - 8 * k)), R);
+    Vec8 r[9];
+    for (int q = 0; q < 9; ++q) r[q] = load8(R + q * 8);
+    const Vec8 mu = load8(el.lane_mu_vol.data() + k * 8);
+    double* __restrict out = work + k * 96;
+    for (int a = 0; a < 4; ++a) {
+      const Vec8 g0 = load8(g + (a * 3) * 8), g1 = load8(g + (a * 3 + 1) * 8), g2 = load8(g + (a * 3 + 2) * 8);
+      for (int i = 0; i < 3; ++i)
+        store8(out + (a * 3 + i) * 8, (r[i * 3] * g0 + r[i * 3 + 1] * g1 + r[i * 3 + 2] * g2) * mu);
+    }
+  }
+}
+
+/// b = b0 + the contributions of each vertex's incidences, for vertices [v0, v1).
+void gather_contributions(const ArapElements& el, const double* __restrict work, const double* b0, double* b, Index v0,
+                          Index v1) {
+  const int* __restrict ptr = el.incidence_ptr.data();
+  const int* __restrict lane = el.incidence_lane.data();
+  for (Index v = v0; v < v1; ++v) {
+    double a0 = b0[v * 3], a1 = b0[v * 3 + 1], a2 = b0[v * 3 + 2];
+    for (int p = ptr[v]; p < ptr[v + 1]; ++p) {
+      const double* c = work + lane[p];
+      a0 += c[0];
+      a1 += c[8];
+      a2 += c[16];
+    }
+    b[v * 3] = a0;
+    b[v * 3 + 1] = a1;
+    b[v * 3 + 2] = a2;
   }
 }
 
@@ -104,6 +164,29 @@ ArapElements arap_elements(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref
         el.incidence_elem[p] = static_cast<int>(e);
         for (int c = 0; c < dim; ++c) el.incidence_wg[p * dim + c] = mu_vol(e) * el.grads[(e * nv + a) * dim + c];
       }
+    if constexpr (dim == 3) {
+      FASTCD_CHECK(el.num_batches() < std::numeric_limits<int>::max() / 96, "arap_elements: ", shape_of(T),
+                   " elements overflow the int lane tables");
+      const auto nb = static_cast<std::size_t>(el.num_batches());
+      el.lane_vertices.assign(nb * 32, 0);
+      el.lane_grads.assign(nb * 96, 0.0);
+      el.lane_mu_vol.assign(nb * 8, 0.0);
+      for (Index e = 0; e < T.rows(); ++e) {
+        const auto k = static_cast<std::size_t>(e / 8), l = static_cast<std::size_t>(e % 8);
+        el.lane_mu_vol[k * 8 + l] = mu_vol(e);
+        for (int a = 0; a < nv; ++a) {
+          el.lane_vertices[k * 32 + static_cast<std::size_t>(a) * 8 + l] = T(e, a);
+          for (int c = 0; c < 3; ++c)
+            el.lane_grads[k * 96 + static_cast<std::size_t>(a * 3 + c) * 8 + l] = el.grads[(e * nv + a) * 3 + c];
+        }
+      }
+      el.incidence_lane.resize(ninc);
+      for (std::size_t v = 0; v < fill.size(); ++v) fill[v] = el.incidence_ptr[v];
+      for (Index e = 0; e < T.rows(); ++e)
+        for (int a = 0; a < nv; ++a)
+          el.incidence_lane[static_cast<std::size_t>(fill[static_cast<std::size_t>(T(e, a))]++)] =
+              static_cast<int>((e / 8) * 96 + a * 24 + e % 8);
+    }
     return el;
   });
 }
@@ -118,6 +201,14 @@ void arap_elastic_rhs(const ArapElements& el, const double* R, const double* b0,
   for_chunks(el.num_vertices, el.num_elements >= kParallelElements, [&](Index v0, Index v1) {
     el.dim == 2 ? elastic_rhs<2>(el, R, b0, b, v0, v1) : elastic_rhs<3>(el, R, b0, b, v0, v1);
   });
+}
+
+void arap_rotated_rhs(const ArapElements& el, const double* x, const double* b0, double* b, double* work) {
+  FASTCD_CHECK(el.dim == 3 && !el.lane_vertices.empty(), "arap_rotated_rhs: needs the 3D lane tables, got a ", el.dim,
+               "D ArapElements");
+  const bool parallel = el.num_elements >= kParallelElements;
+  for_chunks(el.num_batches(), parallel, [&](Index k0, Index k1) { rotated_batches(el, x, work, k0, k1); });
+  for_chunks(el.num_vertices, parallel, [&](Index v0, Index v1) { gather_contributions(el, work, b0, b, v0, v1); });
 }
 
 }  // namespace fastcd
