@@ -119,19 +119,18 @@ TEST(FullCD, RankDeficientRigIsReducedAndStillHolds) {
   }
 }
 
-TEST(FullCD, ScalarBlockConstraintMatchesTheGeneralOne) {
-  // An LBS rig's J is J_s (x) I, so the constrained solve runs on the scalar blocks. The same rig
-  // with one extra, unused parameter (a zero column: no longer of that form) takes the general
-  // path; both give the same steps, with and without fixed vertices.
-  const test::Small3D t;
-  SparseMatrix J2 = t.rig.J;
+// An LBS rig's J is J_s (x) I, so the constrained solve runs on the scalar blocks. The same rig
+// with one extra, unused parameter (a zero column: no longer of that form) takes the general
+// path; both give the same steps, with and without fixed vertices.
+void expect_scalar_path_matches_general(const Mesh& m, const LinearRig& rig) {
+  SparseMatrix J2 = rig.J;
   J2.conservativeResize(J2.rows(), J2.cols() + 1);
-  VectorXd p02(t.rig.p0.size() + 1);
-  p02 << t.rig.p0, 0.0;
+  VectorXd p02(rig.p0.size() + 1);
+  p02 << rig.p0, 0.0;
   for (const bool fixed : {false, true}) {
     SimulationOptions o;
     if (fixed) o.cd.fixed = (VectorXi(2) << 0, 5).finished();
-    Simulation a(t.m.X, t.m.T, t.rig.J, t.rig.p0, o), b(t.m.X, t.m.T, J2, p02, o);
+    Simulation a(m.X, m.T, rig.J, rig.p0, o), b(m.X, m.T, J2, p02, o);
     EXPECT_TRUE(a.full()->scalar_constraint());
     EXPECT_FALSE(b.full()->scalar_constraint());
     const ComplementarityConstraint &ca = a.full()->constraint(), &cb = b.full()->constraint();
@@ -145,7 +144,7 @@ TEST(FullCD, ScalarBlockConstraintMatchesTheGeneralOne) {
     EXPECT_LT((ca.basis * ca.basis.transpose() - MatrixXd::Identity(r, r)).norm(), 1e-12);
     EXPECT_LT((ca.basis - ca.basis * cb.basis.transpose() * cb.basis).norm(), 1e-10);
     for (int i = 0; i < 12; ++i) {
-      const VectorXd p = metronome_pose(t.rig.p0, 3, i, 0.5, 20.0);
+      const VectorXd p = metronome_pose(rig.p0, 3, i, 0.5, 20.0);
       VectorXd p2(p.size() + 1);
       p2 << p, 0.0;
       a.advance(p);
@@ -156,8 +155,34 @@ TEST(FullCD, ScalarBlockConstraintMatchesTheGeneralOne) {
     EXPECT_LT((ua - b.state().s).norm(), 1e-10 * ua.norm()) << (fixed ? "with fixed vertices" : "");
     const double Cn = MatrixXd(a.full()->constraint().C).norm();
     EXPECT_LE((a.full()->constraint().C * ua).norm() / (Cn * ua.norm()), 1e-10);
-    if (fixed) EXPECT_LE(ua.segment(15, 3).norm() + ua.head(3).norm(), 1e-12);
+    if (fixed) {
+      EXPECT_LE(ua.segment(15, 3).norm() + ua.head(3).norm(), 1e-12);
+    }
   }
+}
+
+TEST(FullCD, ScalarBlockConstraintMatchesTheGeneralOne) {
+  const test::Small3D t;  // one affine handle: 4 scalar rows (one partly empty SIMD batch)
+  expect_scalar_path_matches_general(t.m, t.rig);
+}
+
+TEST(FullCD, ScalarBlockConstraintWithManyBones) {
+  // 11 bones with hat weights along x: over 32 scalar rows, more than the correction's 32-row register
+  // block and not a multiple of its 8-row batches.
+  const test::Small3D t(18, 4, 4);
+  const Index nb = 11;
+  const double x0 = t.m.X.col(0).minCoeff(), x1 = t.m.X.col(0).maxCoeff();
+  MatrixXd W = MatrixXd::Zero(t.m.X.rows(), nb);
+  for (Index v = 0; v < W.rows(); ++v) {
+    const double s = (t.m.X(v, 0) - x0) / (x1 - x0) * static_cast<double>(nb - 1);
+    for (Index k = 0; k < nb; ++k) W(v, k) = std::max(0.0, 1.0 - std::abs(s - static_cast<double>(k)));
+  }
+  const LinearRig rig = lbs_rig(t.m.X, W, t.Mv);
+  Simulation probe(t.m.X, t.m.T, rig.J, rig.p0);
+  const Index rs = probe.full()->constraint().basis_scalar.rows();
+  ASSERT_GT(rs, 32);
+  ASSERT_NE(rs % 8, 0);
+  expect_scalar_path_matches_general(t.m, rig);
 }
 
 TEST(FullCD, CollinearInteriorRankIsDetected) {

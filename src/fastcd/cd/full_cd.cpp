@@ -1,5 +1,6 @@
 #include "fastcd/cd/full_cd.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fastcd/common/cancel.hpp"
@@ -7,6 +8,7 @@
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/memory.hpp"
 #include "fastcd/common/progress.hpp"
+#include "fastcd/common/simd.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
 #include "fastcd/solvers/arap_elements.hpp"
@@ -31,11 +33,11 @@ struct FullCD::Factors {
 namespace {
 
 using detail::bytes_of;
-using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 std::size_t bytes_of(const ArapElements& a) {
-  return sizeof(int) * (a.vertices.size() + a.incidence_ptr.size() + a.incidence_elem.size()) +
-         sizeof(double) * (a.grads.size() + a.incidence_wg.size());
+  return sizeof(int) * (a.vertices.size() + a.incidence_ptr.size() + a.incidence_elem.size() + a.lane_vertices.size() +
+                        a.incidence_lane.size()) +
+         sizeof(double) * (a.grads.size() + a.incidence_wg.size() + a.lane_grads.size() + a.lane_mu_vol.size());
 }
 
 void check_poses(Index n, Index np, const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,
@@ -73,6 +75,76 @@ void step_constants(const FullCD::Factors& f, const SparseMatrix& J, const Eigen
   finish_step_constants(f, ws);
 }
 
+// The scalar-block correction U -= Y_s S_s^{-1} B_s U on the #V x d row-major view U of u.
+// B_s and Yt = Y_s^T are stored r8 x #V (r_s rows padded with zeros to a multiple of 8), so a
+// vertex's entries are contiguous SIMD registers and each matrix is streamed once, in order, with
+// up to 32 rows of the r_s x d multipliers held in registers (a general product packs both).
+template <int d, int NC>
+void correction_rows(const double* __restrict Bs, const double* __restrict Yt, Index r8, Index nv, Index k0,
+                     double* __restrict u, double* __restrict lambda, bool second) {
+  using simd::Vec8;
+  Vec8 acc[NC][d];
+  if (!second) {
+    for (auto& a : acc)
+      for (Vec8& x : a) x = simd::splat8(0.0);
+    for (Index v = 0; v < nv; ++v) {
+      const double* b = Bs + v * r8 + k0;
+      for (int j = 0; j < NC; ++j) {
+        const Vec8 bj = simd::load8(b + 8 * j);
+        for (int c = 0; c < d; ++c) acc[j][c] += bj * u[v * d + c];
+      }
+    }
+    for (int j = 0; j < NC; ++j)
+      for (int c = 0; c < d; ++c) simd::store8(lambda + c * r8 + k0 + 8 * j, acc[j][c]);
+    return;
+  }
+  for (int j = 0; j < NC; ++j)
+    for (int c = 0; c < d; ++c) acc[j][c] = simd::load8(lambda + c * r8 + k0 + 8 * j);
+  for (Index v = 0; v < nv; ++v) {
+    const double* y = Yt + v * r8 + k0;
+    Vec8 s[d];
+    for (int c = 0; c < d; ++c) s[c] = simd::splat8(0.0);
+    for (int j = 0; j < NC; ++j) {
+      const Vec8 yj = simd::load8(y + 8 * j);
+      for (int c = 0; c < d; ++c) s[c] += yj * acc[j][c];
+    }
+    for (int c = 0; c < d; ++c) u[v * d + c] -= simd::hsum(s[c]);
+  }
+}
+
+template <int d>
+void correction_pass(const double* Bs, const double* Yt, Index r8, Index nv, double* u, double* lambda, bool second) {
+  for (Index k0 = 0; k0 < r8; k0 += 32) {
+    switch (std::min<Index>(4, (r8 - k0) / 8)) {
+      case 1:
+        correction_rows<d, 1>(Bs, Yt, r8, nv, k0, u, lambda, second);
+        break;
+      case 2:
+        correction_rows<d, 2>(Bs, Yt, r8, nv, k0, u, lambda, second);
+        break;
+      case 3:
+        correction_rows<d, 3>(Bs, Yt, r8, nv, k0, u, lambda, second);
+        break;
+      default:
+        correction_rows<d, 4>(Bs, Yt, r8, nv, k0, u, lambda, second);
+    }
+  }
+}
+
+void scalar_correction(const MatrixXd& Bs8, const MatrixXd& Yt8, Index rs, const Eigen::LLT<MatrixXd>& schur, Index d,
+                       Eigen::Ref<VectorXd> u, VectorXd& lambda) {
+  const Index r8 = Bs8.rows(), nv = Bs8.cols();
+  lambda.resize(r8 * d);
+  auto pass = [&](bool second) {
+    d == 2 ? correction_pass<2>(Bs8.data(), Yt8.data(), r8, nv, u.data(), lambda.data(), second)
+           : correction_pass<3>(Bs8.data(), Yt8.data(), r8, nv, u.data(), lambda.data(), second);
+  };
+  pass(false);  // lambda = B_s U (rows rs .. r8 stay zero: B_s's padding is)
+  Eigen::Map<MatrixXd, 0, Eigen::OuterStride<>> L(lambda.data(), rs, d, Eigen::OuterStride<>(r8));
+  schur.solveInPlace(L);
+  pass(true);  // U -= Y_s lambda
+}
+
 }  // namespace
 
 FullCD::FullCD() = default;
@@ -103,6 +175,7 @@ const ElasticOperators& FullCD::operators() const {
 
 void FullCD::factor_constraint() {
   Y_.resize(state_dim(), 0);
+  Bs8_.resize(0, 0);
   scalar_constraint_ = false;
   schur_ = Eigen::LLT<MatrixXd>(MatrixXd(0, 0));  // (a default LLT has an uninitialised status)
   if (constraint_.basis.rows() == 0) return;
@@ -110,17 +183,20 @@ void FullCD::factor_constraint() {
   if (constraint_.basis_scalar.rows() > 0) {
     // basis = B_s (x) I: the correction on the scalar blocks.
     const MatrixXd& Bs = constraint_.basis_scalar;
-    const Index nv = Bs.cols();
-    Y_.resize(nv, Bs.rows());
+    const Index nv = Bs.cols(), r8 = (Bs.rows() + 7) / 8 * 8;
+    // Y_s^T and B_s padded to r8 rows: vertex v's entries are contiguous (scalar_correction).
+    Y_.setZero(r8, nv);
+    Bs8_.setZero(r8, nv);
+    Bs8_.topRows(Bs.rows()) = Bs;
     VectorXd rhs(nv * d), sol(nv * d), scratch(nv * d);
     for (Index k = 0; k < Bs.rows(); ++k) {
       // Hs^{-1} b_s: the kron solve on b_s (x) e_0, read back from the x components.
       rhs.setZero();
       for (Index v = 0; v < nv; ++v) rhs(v * d) = Bs(k, v);
       f_->H_factor.solve(rhs.data(), sol.data(), scratch.data());
-      for (Index v = 0; v < nv; ++v) Y_(v, k) = sol(v * d);
+      for (Index v = 0; v < nv; ++v) Y_(k, v) = sol(v * d);
     }
-    schur_.compute(Bs * Y_);
+    schur_.compute(Bs * Y_.topRows(Bs.rows()).transpose());
     FASTCD_ENSURE(schur_.info() == Eigen::Success, "constraint Schur complement is not positive definite");
     scalar_constraint_ = true;
     return;
@@ -195,9 +271,10 @@ void FullCD::set_rig_jacobian(const SparseMatrix& J) {
 void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u, Workspace& ws, int iters) const {
   const Factors& f = *f_;
   const Index n = state_dim(), nf = f.op.G.rows();
+  const bool fused = f.dim == 3;  // the 3D local step and its right-hand side in one pass (arap_rotated_rhs)
   ws.x.resize(n);
-  ws.F.resize(nf);
-  ws.R.resize(nf);
+  ws.F.resize(fused ? 0 : nf);
+  ws.R.resize(fused ? f.arap.rotated_rhs_buffer() : nf);
   ws.b.resize(n);
   ws.u_prev.resize(n);
   ws.scratch.resize(n);
@@ -206,22 +283,18 @@ void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u
     if ((it & 15) == 15) detail::throw_if_cancelled("a full-order step");
     // local: closest rotation per element
     ws.x = ws.Jp + u;
-    arap_deformation(f.arap, ws.x.data(), ws.F.data());
-    f.dim == 2 ? detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data())
-               : detail::polar_rotations_unchecked<3>(ws.F.data(), nf / 9, ws.R.data());
+    if (fused) {
+      arap_rotated_rhs(f.arap, ws.x.data(), ws.b0.data(), ws.b.data(), ws.R.data());
+    } else {
+      arap_deformation(f.arap, ws.x.data(), ws.F.data());
+      detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data());
+      arap_elastic_rhs(f.arap, ws.R.data(), ws.b0.data(), ws.b.data());
+    }
     // global: constrained solve u = H^{-1} b - Y S^{-1} Cb H^{-1} b
-    arap_elastic_rhs(f.arap, ws.R.data(), ws.b0.data(), ws.b.data());
     ws.u_prev = u;
     f.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
     if (scalar_constraint_) {
-      const MatrixXd& Bs = constraint_.basis_scalar;
-      const Index rs = Bs.rows(), d = f.dim;
-      Eigen::Map<RowMajorMatrix> U(u.data(), n / d, d);
-      ws.lambda.resize(rs * d);
-      Eigen::Map<MatrixXd> L(ws.lambda.data(), rs, d);
-      L.noalias() = Bs * U;
-      schur_.solveInPlace(L);
-      U.noalias() -= Y_ * L;
+      scalar_correction(Bs8_, Y_, constraint_.basis_scalar.rows(), schur_, f.dim, u, ws.lambda);
     } else if (constraint_.basis.rows() > 0) {
       ws.lambda.noalias() = constraint_.basis * u;
       schur_.solveInPlace(ws.lambda);
@@ -317,14 +390,13 @@ double FullCD::energy(const Eigen::Ref<const VectorXd>& s_c, const Eigen::Ref<co
 std::size_t FullCD::memory_bytes() const {
   if (!f_) return 0;
   const Factors& f = *f_;
-  // The factor: the simplicial backend keeps L by columns and by rows (value + index each),
-  // CHOLMOD its supernodes (about value + index).
-  const std::size_t per_entry = f.H_factor.backend() == CholeskyBackend::Cholmod ? 12 : 24;
+  // The factor: L by columns and by rows (value + index each).
+  const std::size_t per_entry = 24;
   return bytes_of(J_) + bytes_of(p0_) + bytes_of(f.op.G) + bytes_of(f.op.L) + bytes_of(f.op.Mv) + bytes_of(f.op.AMue) +
          bytes_of(f.op.AMu) + bytes_of(f.op.vol) + bytes_of(f.op.mu_vol) + bytes_of(f.D) + bytes_of(f.Hs) +
-         bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(constraint_.basis_scalar) +
+         bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(Bs8_) + bytes_of(constraint_.basis_scalar) +
          bytes_of(constraint_.C) + bytes_of(constraint_.basis) +
-         sizeof(double) * static_cast<std::size_t>(Y_.cols() * Y_.cols()) +
+         sizeof(double) * static_cast<std::size_t>(schur_.matrixLLT().size()) +
          per_entry * static_cast<std::size_t>(f.H_factor.factor_entries());
 }
 

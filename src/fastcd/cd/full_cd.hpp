@@ -120,7 +120,8 @@ class FullCD {
   // correction runs on the scalar blocks: U -= Y_s S_s^{-1} B_s U with U the #V x dim view of
   // u (dim^2 times less to read per iteration).
   bool scalar_constraint_ = false;  ///< (B_s is constraint_.basis_scalar)
-  MatrixXd Y_;                      ///< H^{-1} B^T (or Hs^{-1} B_s^T)
+  MatrixXd Y_;                      ///< H^{-1} B^T (n x r), or (Hs^{-1} B_s^T)^T padded to r8 x #V
+  MatrixXd Bs8_;                    ///< B_s padded with zero rows to r8 x #V (r8: r_s rounded up to 8)
   // (Initialised on an empty matrix: a default LLT leaves its status uninitialised, and copying
   // the solver before a constraint is set would read it.)
   Eigen::LLT<MatrixXd> schur_{MatrixXd(0, 0)};  ///< B H^{-1} B^T (or B_s Hs^{-1} B_s^T)

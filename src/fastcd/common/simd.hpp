@@ -40,6 +40,14 @@ inline Vec8 sqrt8(Vec8 v) {
   for (int l = 0; l < 8; ++l) r[l] = std::sqrt(v[l]);
   return r;
 }
+/// The sum of the 8 lanes, as a fixed tree ((0+4) + (2+6)) + ((1+5) + (3+7)).
+inline double hsum(Vec8 v) {
+  using Vec4 = double __attribute__((vector_size(32)));
+  using Vec2 = double __attribute__((vector_size(16)));
+  const Vec4 a = __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  const Vec2 b = __builtin_shufflevector(a, a, 0, 1) + __builtin_shufflevector(a, a, 2, 3);
+  return b[0] + b[1];
+}
 /// Lanes holding a finite number.
 inline Mask8 finite8(Vec8 v) { return abs8(v) <= splat8(1.7976931348623157e308); }
 
