@@ -52,23 +52,26 @@ struct FastCD::Impl {
   MatrixXd Z_q, Z_p;  ///< z0 = kron(Zy) y - Z_q q - Z_p p_next  (Hr^{-1} folded in)
   MatrixXd GJf;       ///< rig part of the iterated F: F_J = GJf p_next (structured: entry
                       ///< F_c(i, j) at row i*nrp + tile_row(c, j), nrp = tiles*8*dim)
-  // Structured iteration: clusters in tiles of 8 (8*dim rows of Q, zero rows past the last
-  // cluster), so one pass over Q per iteration computes F = Q Z^T + F_J, the rotations and
-  // g = Q^T R while a tile is in L1; then Z^T = Z0^T + Hinv g.
+  // Structured iteration, in the coordinates V = Z Lh (Hs_r = Lh Lh^T, Z the dim x mt view of
+  // z) where Hs_r^{-1} disappears: with P = Q Lh^{-T}, F = F_J + P V^T and the global step
+  // Z = Z0 + (Hs_r^{-1} Q^T R)^T becomes V = Z0 Lh + (P^T R)^T. Clusters in tiles of 8 (8*dim
+  // rows of P, zero rows past the last cluster): F and the rotations a tile at a time, then
+  // P^T R in one pass with all of V's entries in registers.
   Index tiles = 0;
-  MatrixXd Qtile;  ///< 8*dim x mt*tiles: tile t in columns t*mt..; its row j*8 + l is column j
-                   ///< of Q_c for cluster c = 8t + l (tile_row(c, j) = t*8*dim + j*8 + l)
-  MatrixXd Hinv;   ///< mt x mt Hs_r^{-1}
+  MatrixXd Ptile;        ///< 8*dim x mt*tiles: tile t in columns t*mt..; its row j*8 + l is column j
+                         ///< of P_c for cluster c = 8t + l (tile_row(c, j) = t*8*dim + j*8 + l)
+  MatrixXd Prow;         ///< mt8 x nrp: the same rows of P, each contiguous, zero-padded to mt8
+  MatrixXd LhT, LhInvT;  ///< mt x mt: Lh^T (V^T = Lh^T Z^T) and Lh^{-T} (Z^T = Lh^{-T} V^T), Hs_r = Lh Lh^T
   // A rig with J = J_s (x) I_dim (LBS, cages) enters z0 and F_J through its scalar blocks
   // (dim^2 times smaller than Z_q, Z_p and GJf); ns = J.cols() / dim.
   bool scalar_rig = false;
-  MatrixXd ZqT, ZpT;       ///< ns x mt: Z0 = Y Zy - Q ZqT - P ZpT (Q, P the dim x ns views of q, p_next)
-  MatrixXd FJs;            ///< structured: nrp x ns, F_J = FJs P^T (rows as Qtile's, zero-padded)
-  MatrixXd Gf;             ///< folded: F(z) = Gf z + GJf p_next (warm start)
-  MatrixXd F_y, F_q, F_p;  ///< folded: F0 = F_y y - F_q q + F_p p_next
-  MatrixXd Sf, Kf;         ///< folded: F <- F0 + Sf r, z = z0 + Kf r (empty when structured)
-  VectorXd z_g, F_g;       ///< constant shifts of z0 and (folded) F0 from gravity (empty without)
-  VectorXd Bf_ext;         ///< B^T Mv g (empty without gravity)
+  MatrixXd Zq_neg, Zp_neg;  ///< mt x ns: Z0^T = Zy Y^T + Zq_neg Q^T + Zp_neg Pn^T (Q, Pn: dim x ns views of q, p_next)
+  MatrixXd FJs;             ///< structured: nrp x ns, F_J = FJs Pn^T (Pn: p_next; rows as Ptile's)
+  MatrixXd Gf;              ///< folded: F(z) = Gf z + GJf p_next (warm start)
+  MatrixXd F_y, F_q, F_p;   ///< folded: F0 = F_y y - F_q q + F_p p_next
+  MatrixXd Sf, Kf;          ///< folded: F <- F0 + Sf r, z = z0 + Kf r (empty when structured)
+  VectorXd z_g, F_g;        ///< constant shifts of z0 and (folded) F0 from gravity (empty without)
+  VectorXd Bf_ext;          ///< B^T Mv g (empty without gravity)
   double structural_residual = 0.0;
   Index state_dim() const { return B.cols(); }
   Index basis_dim() const { return Phi.cols(); }
@@ -298,6 +301,7 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   sys.red.Hr.compute(Hr_full);
   FASTCD_ENSURE(sys.red.Hr.info() == Eigen::Success, "reduced system matrix is not positive definite");
   sys.Zy = Hs_llt.solve(MatrixXd::Identity(mt, mt)) / h2;
+  sys.Zy = (0.5 * (sys.Zy + sys.Zy.transpose())).eval();  // exactly symmetric: step() reads it as Zy^T
   sys.Z_q = sys.red.Hr.solve(sys.red.BMJ) / h2;
   sys.Z_p = sys.red.Hr.solve(sys.red.BLJ);
   if (options.gravity.size() > 0) {
@@ -345,13 +349,18 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     const Index nrp = sys.tiles * rt;
     // Cluster k's row j sits at tile_row(k, j): lane k % 8 of block j of tile k / 8.
     const auto tile_row = [rt](Index k, Index j) { return (k / 8) * rt + j * 8 + k % 8; };
-    sys.Qtile = MatrixXd::Zero(rt, mt * sys.tiles);
+    sys.LhT = Hs_llt.matrixU();
+    sys.LhInvT = Hs_llt.matrixU().solve(MatrixXd::Identity(mt, mt));
+    const MatrixXd PT = Hs_llt.matrixL().solve(QT.transpose());  // P^T = Lh^{-1} Q^T
+    const Index mt8 = (mt + 7) / 8 * 8;
+    sys.Ptile = MatrixXd::Zero(rt, mt * sys.tiles);
+    sys.Prow = MatrixXd::Zero(mt8, nrp);
     for (Index k = 0; k < c; ++k)
       for (Index j = 0; j < d; ++j) {
         const Index r = tile_row(k, j);
-        sys.Qtile.block(r % rt, (r / rt) * mt, 1, mt) = QT.row(k * d + j);
+        sys.Ptile.block(r % rt, (r / rt) * mt, 1, mt) = PT.col(k * d + j).transpose();
+        sys.Prow.col(r).head(mt) = PT.col(k * d + j);
       }
-    sys.Hinv = Hs_llt.solve(MatrixXd::Identity(mt, mt));
     if (Js) {
       // F_c(i, j) = sum_q S_J(c*dim + j, q) p_next(q*dim + i).
       sys.FJs = MatrixXd::Zero(nrp, SJ.cols());
@@ -366,10 +375,10 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
     }
   }
   if (Js) {
-    // z0's rig terms on the scalar blocks: Z_q = ZqT^T (x) I_dim, Z_p = ZpT^T (x) I_dim.
+    // z0's rig terms on the scalar blocks: Z_q = -Zq_neg (x) I_dim, Z_p = -Zp_neg (x) I_dim.
     sys.scalar_rig = true;
-    sys.ZqT = (Hs_llt.solve(PhiMJ) / h2).transpose();
-    sys.ZpT = Hs_llt.solve(PhiLJ).transpose();
+    sys.Zq_neg = -Hs_llt.solve(PhiMJ) / h2;
+    sys.Zp_neg = -Hs_llt.solve(PhiLJ);
     sys.Z_q.resize(0, 0);
     sys.Z_p.resize(0, 0);
   }
@@ -478,24 +487,43 @@ void tile_forward(const double* __restrict Qt, Index mt, const double* __restric
     for (int b = 0; b < dim; ++b) store8(Fb + i * rt + b * 8, acc[i][b]);
 }
 
-/// g += Q_t^T R for one tile, as 8 lane partial sums: gp[(k*dim + i)*8 + l] += sum_b
-/// Qt(b*8 + l, k) R(b*8 + l, i) (R in Fb's layout).
-template <int dim>
-void tile_backward(const double* __restrict Qt, Index mt, const double* __restrict Rb, double* __restrict gp) {
-  constexpr int rt = 8 * dim;
-  Vec8 r[dim][dim];
-  for (int i = 0; i < dim; ++i)
-    for (int b = 0; b < dim; ++b) r[i][b] = load8(Rb + i * rt + b * 8);
-  for (Index k = 0; k < mt; ++k) {
-    Vec8 a[dim];
-    load_tile_column<dim>(Qt, k, a);
-    for (int i = 0; i < dim; ++i) {
-      double* out = gp + (k * dim + i) * 8;
-      Vec8 s = load8(out);
-      for (int b = 0; b < dim; ++b) s += a[b] * r[i][b];
-      store8(out, s);
+/// V(i, k) = C0(i, k) + sum_r P(r, k) R(r, i) for columns k0 .. k0 + 8*NB of the mt8 x nrp
+/// Prow (P's rows, each contiguous), all dim*NB sums held in registers across the whole pass;
+/// R as tile_rotations writes it, tile after tile. (dim = 3, NB = 8: 24 accumulators.)
+template <int dim, int NB>
+void rows_block(const double* __restrict Prow, Index mt8, Index mt, Index tiles, const double* __restrict R,
+                const double* __restrict C0, double* __restrict V, Index k0) {
+  constexpr Index rt = 8 * dim;
+  Vec8 acc[dim][NB];
+  for (auto& a : acc)
+    for (Vec8& x : a) x = splat8(0.0);
+  for (Index t = 0; t < tiles; ++t)
+    for (Index rr = 0; rr < rt; ++rr) {
+      const double* p = Prow + (t * rt + rr) * mt8 + k0;
+      const double* Rt = R + t * rt * dim + rr;
+      Vec8 rb[dim];
+      for (int i = 0; i < dim; ++i) rb[i] = splat8(Rt[i * rt]);
+      for (int b = 0; b < NB; ++b) {
+        const Vec8 a = load8(p + 8 * b);
+        for (int i = 0; i < dim; ++i) acc[i][b] += a * rb[i];
+      }
     }
-  }
+  for (int b = 0; b < NB; ++b)
+    for (int l = 0; l < 8; ++l) {
+      const Index k = k0 + 8 * b + l;
+      if (k >= mt) return;
+      for (int i = 0; i < dim; ++i) V[k * dim + i] = C0[k * dim + i] + acc[i][b][l];
+    }
+}
+
+template <int dim>
+void rows_transpose_product(const double* Prow, Index mt8, Index mt, Index tiles, const double* R, const double* C0,
+                            double* V) {
+  Index k0 = 0;
+  for (; k0 + 64 <= mt8; k0 += 64) rows_block<dim, 8>(Prow, mt8, mt, tiles, R, C0, V, k0);
+  if (k0 + 32 <= mt8) rows_block<dim, 4>(Prow, mt8, mt, tiles, R, C0, V, k0), k0 += 32;
+  if (k0 + 16 <= mt8) rows_block<dim, 2>(Prow, mt8, mt, tiles, R, C0, V, k0), k0 += 16;
+  if (k0 + 8 <= mt8) rows_block<dim, 1>(Prow, mt8, mt, tiles, R, C0, V, k0);
 }
 
 /// Closest rotations of a tile's first `count` clusters, F_c(i, j) at Fb[(i*dim + j)*8 + c]
@@ -530,13 +558,14 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
   ws.r.resize(nf);
   ws.zprev = z + h * z_dot;  // y
   ws.q = p_next - p - h * p_dot;
-  // z0 = kron(Zy, I) y - Z_q q - Z_p p_next (+ z_g): Z0 = Y Zy with Y, Z0 the dim x mt views.
-  Eigen::Map<MatrixXd> Z0(ws.z0.data(), dim, mt);
-  Z0.noalias() = Eigen::Map<const MatrixXd>(ws.zprev.data(), dim, mt) * sys.Zy;
+  // z0 = kron(Zy, I) y - Z_q q - Z_p p_next (+ z_g), as Z0^T = Zy Y^T + ... with Y, Z0 the
+  // dim x mt views (thin products: a GEMM would spend longer packing than multiplying).
+  ws.z0.setZero();
+  thin_product<dim>(sys.Zy.data(), mt, mt, ws.zprev.data(), dim, 1, ws.z0.data(), ws.z0.data(), dim, 1);
   if (sys.scalar_rig) {
     const Index ns = np / dim;
-    Z0.noalias() -= Eigen::Map<const MatrixXd>(ws.q.data(), dim, ns) * sys.ZqT;
-    Z0.noalias() -= Eigen::Map<const MatrixXd>(p_next.data(), dim, ns) * sys.ZpT;
+    thin_product<dim>(sys.Zq_neg.data(), mt, ns, ws.q.data(), dim, 1, ws.z0.data(), ws.z0.data(), dim, 1);
+    thin_product<dim>(sys.Zp_neg.data(), mt, ns, p_next.data(), dim, 1, ws.z0.data(), ws.z0.data(), dim, 1);
   } else {
     ws.z0.noalias() -= sys.Z_q * ws.q;
     ws.z0.noalias() -= sys.Z_p * p_next;
@@ -571,10 +600,9 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
     }
     return;
   }
-  // Structured, a tile of 8 clusters at a time (rt = 8*dim rows; nrp = tiles*rt): the tile's
-  // F (column-major rt x dim: F_c(i, j) at i*rt + j*8 + c) = Q_t Z^T + F_J rows, its
-  // rotations R, and g += Q_t^T R, all while Q_t (rt x mt) is in L1; then Z^T = Z0^T + Hinv g.
-  // g is kept as 8 lane partial sums per entry and reduced in a fixed order (deterministic).
+  // Structured, in the coordinates V = Z Lh (see Impl): a tile of 8 clusters at a time (rt =
+  // 8*dim rows; nrp = tiles*rt), the tile's F (column-major rt x dim: F_c(i, j) at i*rt + j*8 +
+  // c) = P_t V^T + F_J rows and its rotations R; then V = Z0 Lh + (P^T R)^T in one pass over P.
   constexpr Index rt = 8 * dim;
   const Index tiles = sys.tiles, nrp = tiles * rt;
   ws.F0.resize(nrp * dim);
@@ -584,28 +612,33 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
   } else {
     ws.F0.noalias() = sys.GJf * p_next;
   }
+  if (iters <= 0) return;
   ws.F.resize(rt * dim);
-  ws.r.setZero(rt * dim);  // padded clusters of the last tile: R finite, their Q rows are 0
-  ws.g.resize(mt * dim * 9);
-  double* gp = ws.g.data();                // lane partial sums: (k*dim + i)*8 + lane
-  double* g = ws.g.data() + mt * dim * 8;  // g(k, i) at k*dim + i
+  ws.r.setZero(nrp * dim);  // padded clusters of the last tile: R finite, their P rows are 0
+  ws.g.resize(2 * mt * dim);
+  double* V = ws.g.data();
+  double* C0 = ws.g.data() + mt * dim;
+  std::fill(V, V + 2 * mt * dim, 0.0);
+  thin_product<dim>(sys.LhT.data(), mt, mt, z_out.data(), dim, 1, V, V, dim, 1);  // V = Z Lh
+  thin_product<dim>(sys.LhT.data(), mt, mt, ws.z0.data(), dim, 1, C0, C0, dim, 1);
+  const auto to_z = [&] {  // Z = V Lh^{-1}
+    z_out.setZero();
+    thin_product<dim>(sys.LhInvT.data(), mt, mt, V, dim, 1, z_out.data(), z_out.data(), dim, 1);
+  };
   for (int it = 0; it < iters; ++it) {
     if ((it & 255) == 255) detail::throw_if_cancelled("a fast step");
-    std::fill(gp, gp + mt * dim * 8, 0.0);
     for (Index t = 0; t < tiles; ++t) {
-      const double* Qt = sys.Qtile.data() + t * rt * mt;
-      tile_forward<dim>(Qt, mt, z_out.data(), ws.F0.data() + t * rt, nrp, ws.F.data());
-      tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data());
-      tile_backward<dim>(Qt, mt, ws.r.data(), gp);
+      tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
+      tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
     }
-    for (Index e = 0; e < mt * dim; ++e) {
-      const double* l = gp + e * 8;
-      g[e] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    rows_transpose_product<dim>(sys.Prow.data(), sys.Prow.rows(), mt, tiles, ws.r.data(), C0, V);
+    if (check) {
+      ws.zprev = z_out;
+      to_z();
+      if ((z_out - ws.zprev).norm() < sys.options.tolerance) return;
     }
-    if (check) ws.zprev = z_out;
-    thin_product<dim>(sys.Hinv.data(), mt, mt, g, dim, 1, ws.z0.data(), z_out.data(), dim, 1);
-    if (check && (z_out - ws.zprev).norm() < sys.options.tolerance) return;
   }
+  if (!check) to_z();
 }
 
 }  // namespace
@@ -795,9 +828,10 @@ double FastCD::energy(const Eigen::Ref<const VectorXd>& zc, const Eigen::Ref<con
 std::size_t FastCD::step_memory_bytes() const {
   const Impl& f = impl();
   return detail::bytes_of(f.Zy) + detail::bytes_of(f.Z_q) + detail::bytes_of(f.Z_p) + detail::bytes_of(f.GJf) +
-         detail::bytes_of(f.Qtile) + detail::bytes_of(f.Hinv) + detail::bytes_of(f.ZqT) + detail::bytes_of(f.ZpT) +
-         detail::bytes_of(f.FJs) + detail::bytes_of(f.Gf) + detail::bytes_of(f.F_y) + detail::bytes_of(f.F_q) +
-         detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) + detail::bytes_of(f.Kf);
+         detail::bytes_of(f.Ptile) + detail::bytes_of(f.Prow) + detail::bytes_of(f.LhT) + detail::bytes_of(f.LhInvT) +
+         detail::bytes_of(f.Zq_neg) + detail::bytes_of(f.Zp_neg) + detail::bytes_of(f.FJs) + detail::bytes_of(f.Gf) +
+         detail::bytes_of(f.F_y) + detail::bytes_of(f.F_q) + detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) +
+         detail::bytes_of(f.Kf);
 }
 
 std::size_t FastCD::memory_bytes() const {
