@@ -26,12 +26,12 @@ class KronCholesky {
   KronCholesky& operator=(KronCholesky&&) noexcept;
 
   /// Factorises the scalar SPD As (n x n) for systems kron(As, I_d).
-  /// Backend Auto: a simplicial LDL^T with a fused interleaved solve, or CHOLMOD supernodal
-  /// for large 3D meshes.
+  /// Backend Auto: Eigen's simplicial LDL^T, or CHOLMOD's supernodal factorisation for large
+  /// 3D meshes; either factor is then solved by the same fused interleaved LDL^T solve.
   /// @throws std::runtime_error when As is not positive definite.
   void compute(const SparseMatrix& As, Index d, CholeskyBackend backend = CholeskyBackend::Auto);
   /// x = kron(As, I_d)^{-1} b for interleaved vectors of size n*d (x may not alias b).
-  /// `scratch` holds n*d doubles; with it the simplicial backend allocates nothing, and
+  /// `scratch` holds n*d doubles; with it a solve allocates nothing (either backend), and
   /// concurrent solves with separate scratch buffers are safe.
   void solve(const double* b, double* x, double* scratch) const;
   Index size() const { return n_ * d_; }
