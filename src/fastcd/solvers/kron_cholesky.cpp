@@ -136,7 +136,11 @@ namespace {
 /// it set the pace of the whole solve), combined in a fixed order. Not auto-vectorised (here
 /// nor in ldlt_solve, which inlines it): GCC turns the indexed loads into AVX-512 gathers,
 /// 1.5-2.5x slower than scalar loads on these rows of a few dozen entries.
+#if defined(__GNUC__) && !defined(__clang__)
 #define FASTCD_SCALAR_LOOPS __attribute__((optimize("no-tree-vectorize")))
+#else
+#define FASTCD_SCALAR_LOOPS
+#endif
 template <int D>
 FASTCD_SCALAR_LOOPS inline void sparse_dot(const double* __restrict a, const int* __restrict idx, int p0, int p1,
                                            const double* __restrict y, double (&s)[D]) {
