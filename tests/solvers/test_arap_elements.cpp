@@ -53,7 +53,8 @@ TEST(ArapElements, FusedRotatedRhsMatchesTheSeparateSteps) {
   b = b0;                                        // b may alias b0
   arap_rotated_rhs(el, x.data(), b.data(), b.data(), work.data());
   EXPECT_LT((b - b_ref).norm(), 1e-13 * b_ref.norm());
-  const ArapElements el2 = arap_elements(test::mesh2d().X, test::mesh2d().T, VectorXd::Ones(test::mesh2d().T.rows()));
+  const Mesh m2 = test::mesh2d();
+  const ArapElements el2 = arap_elements(m2.X, m2.T, VectorXd::Ones(m2.T.rows()));
   test::expect_throw_with<std::invalid_argument>(
       [&] { arap_rotated_rhs(el2, x.data(), b0.data(), b.data(), work.data()); }, "3D lane tables");
 }

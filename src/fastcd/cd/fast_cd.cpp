@@ -459,17 +459,17 @@ using simd::Vec8;
 /// Column k of a tile (8*dim rows) into dim registers, kept there: the compiler would otherwise
 /// fold each load into every one of the dim FMAs that use it, and the loads would set the pace.
 template <int dim>
-void load_tile_column(const double* Qt, Index k, Vec8 (&a)[dim]) {
+void load_tile_column(const double* Pt, Index k, Vec8 (&a)[dim]) {
   for (int b = 0; b < dim; ++b) {
-    a[b] = load8(Qt + k * 8 * dim + b * 8);
+    a[b] = load8(Pt + k * 8 * dim + b * 8);
     pin(a[b]);
   }
 }
 
-/// One tile's F = Q_t Z^T + F_J: Fb(r, i) at Fb[i*rt + r] (rt = 8*dim) from the column-major
-/// rt x mt tile Qt, Z(k, i) at Z[k*dim + i] and F_J(r, i) at FJ[i*fj_col + r].
+/// One tile's F = P_t V^T + F_J: Fb(r, i) at Fb[i*rt + r] (rt = 8*dim) from the column-major
+/// rt x mt tile Pt, V(k, i) at V[k*dim + i] and F_J(r, i) at FJ[i*fj_col + r].
 template <int dim>
-void tile_forward(const double* __restrict Qt, Index mt, const double* __restrict Z, const double* __restrict FJ,
+void tile_forward(const double* __restrict Pt, Index mt, const double* __restrict V, const double* __restrict FJ,
                   Index fj_col, double* __restrict Fb) {
   constexpr int rt = 8 * dim;
   Vec8 acc[dim][dim];  // acc[i][b]: rows b*8.. of column i
@@ -477,10 +477,10 @@ void tile_forward(const double* __restrict Qt, Index mt, const double* __restric
     for (int b = 0; b < dim; ++b) acc[i][b] = load8(FJ + i * fj_col + b * 8);
   for (Index k = 0; k < mt; ++k) {
     Vec8 a[dim];
-    load_tile_column<dim>(Qt, k, a);
+    load_tile_column<dim>(Pt, k, a);
     for (int i = 0; i < dim; ++i) {
-      const Vec8 z = splat8(Z[k * dim + i]);
-      for (int b = 0; b < dim; ++b) acc[i][b] += a[b] * z;
+      const Vec8 v = splat8(V[k * dim + i]);
+      for (int b = 0; b < dim; ++b) acc[i][b] += a[b] * v;
     }
   }
   for (int i = 0; i < dim; ++i)
