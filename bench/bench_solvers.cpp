@@ -168,6 +168,17 @@ void BM_FastStepSpot(benchmark::State& state) {
 }
 BENCHMARK(BM_FastStepSpot)->Unit(benchmark::kMicrosecond);
 
+// The same step with the iteration's products in single precision (Precision::Mixed).
+void BM_FastStepSpotMixed(benchmark::State& state) {
+  const SpotCase& s = spot();
+  if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  SimulationOptions o = bench_options(SolverKind::Fast, 16, 100);
+  o.cd.precision = Precision::Mixed;
+  Simulation sim(s.mesh.X, s.mesh.T, s.rig, o);
+  run_steps(state, sim);
+}
+BENCHMARK(BM_FastStepSpotMixed)->Unit(benchmark::kMicrosecond);
+
 void BM_FullStepSpot(benchmark::State& state) {
   const SpotCase& s = spot();
   if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");

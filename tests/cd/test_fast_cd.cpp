@@ -137,6 +137,13 @@ VectorXd seed_reduced_step(const FastCD& sys, const VectorXd& z, const VectorXd&
   return zz;
 }
 
+/// A rig Jacobian not of the scalar-block form J_s (x) I: each output coordinate scaled differently.
+SparseMatrix general_form(const SparseMatrix& J) {
+  VectorXd sc(J.rows());
+  for (Index r = 0; r < J.rows(); ++r) sc(r) = 1.0 + 0.1 * static_cast<double>(r % 3);
+  return sc.asDiagonal() * J;
+}
+
 TEST(FastCD, FoldedAndPlainIterationsMatchTheTutorialsStep) {
   const test::Small3D t;
   for (int modes : {2, 4}) {  // 2 modes: 24 DOFs < 9 * 8 / 2, plain iteration; 4 modes: folded
@@ -163,12 +170,7 @@ TEST(FastCD, FoldedAndPlainIterationsMatchTheTutorialsStep) {
     CDOptions o;
     o.modes = 2;
     o.clusters = 11;
-    SparseMatrix J = t.rig.J;
-    if (!lbs) {
-      VectorXd sc(J.rows());
-      for (Index r = 0; r < J.rows(); ++r) sc(r) = 1.0 + 0.1 * static_cast<double>(r % 3);
-      J = sc.asDiagonal() * J;
-    }
+    const SparseMatrix J = lbs ? t.rig.J : general_form(t.rig.J);
     const FastCD sys = fast_cd_precompute(t.m.X, t.m.T, J, t.rig.p0, o);
     EXPECT_FALSE(sys.folded());
     EXPECT_EQ(sys.scalar_rig(), lbs);
@@ -206,6 +208,95 @@ TEST(FastCD, FoldedAndPlainIterationsMatchTheTutorialsStep) {
   const VectorXd ref2 = seed_reduced_step(s2, z2, z2, rig.p0, pd, metronome_pose(rig.p0, 2, 7), 10);
   EXPECT_GT(ref2.norm(), 0.0);
   EXPECT_LT((ours2 - ref2).norm(), 1e-10 * ref2.norm());
+}
+
+// Precision::Mixed runs the structured iteration's two products in single precision: its step
+// stays within single-precision rounding of the double step (the seed's reference iteration),
+// for an even and an odd number of tiles, both rig forms, 2D and 3D, and over a roll-out.
+TEST(FastCD, MixedPrecisionStaysWithinSinglePrecisionOfDouble) {
+  const test::Small3D t;
+  for (const Index clusters : {11, 17, 24}) {  // 2 tiles (one pair), 3 (a pair and a last odd tile), 3
+    for (const bool lbs : {true, false}) {
+      CDOptions o;
+      o.modes = 2;
+      o.clusters = static_cast<int>(clusters);
+      o.precision = Precision::Mixed;
+      const SparseMatrix J = lbs ? t.rig.J : general_form(t.rig.J);
+      const FastCD sys = fast_cd_precompute(t.m.X, t.m.T, J, t.rig.p0, o);
+      ASSERT_FALSE(sys.folded());
+      const VectorXd z = VectorXd::Random(sys.state_dim()) * 1e-2, zd = VectorXd::Random(sys.state_dim()) * 1e-1;
+      const VectorXd pd = VectorXd::Random(12) * 1e-1;
+      const VectorXd p1 = metronome_pose(t.rig.p0, 3, 5, 0.5, 20.0);
+      const VectorXd ours = sys.step(z, zd, t.rig.p0, pd, p1);
+      const VectorXd ref = seed_reduced_step(sys, z, zd, t.rig.p0, pd, p1, 10);
+      const double rel = (ours - ref).norm() / ref.norm();
+      EXPECT_LT(rel, 1e-5) << clusters << " clusters, " << (lbs ? "LBS rig" : "general rig");
+      EXPECT_GT(rel, 0.0) << "the single-precision products did not run";
+      // Converged (tolerance stop), mixed and double agree as well.
+      CDOptions ot = o;
+      ot.tolerance = 1e-9;
+      const FastCD tol = fast_cd_precompute(t.m.X, t.m.T, J, t.rig.p0, ot);
+      const VectorXd many = seed_reduced_step(sys, z, zd, t.rig.p0, pd, p1, 300);
+      EXPECT_LT((tol.step(z, zd, t.rig.p0, pd, p1, 300) - many).norm(), 1e-5 * many.norm());
+    }
+  }
+  // A roll-out: 40 steps of a swinging rig, mixed against double. (In a violent motion, where
+  // the dynamics amplify any perturbation, mixed and double part as a double run does from a
+  // 4e-8 nudge of its state; here the motion is moderate and the gap stays at rounding level.)
+  SimulationOptions so;
+  so.solver = SolverKind::Fast;
+  so.cd.modes = 2;
+  so.cd.clusters = 17;
+  Simulation dbl(t.m.X, t.m.T, t.rig.J, t.rig.p0, so);
+  so.cd.precision = Precision::Mixed;
+  Simulation mix(t.m.X, t.m.T, t.rig.J, t.rig.p0, so);
+  double gap = 0.0, size = 0.0;
+  for (int i = 0; i < 40; ++i) {
+    const VectorXd p = metronome_pose(t.rig.p0, 3, i, 0.2, 40.0);
+    dbl.advance(p);
+    mix.advance(p);
+    gap = std::max(gap, (mix.displacement() - dbl.displacement()).norm());
+    size = std::max(size, dbl.displacement().norm());
+  }
+  ASSERT_GT(size, 0.1);
+  EXPECT_LT(gap, 1e-5 * size);
+  // 2D structured (the beam, 20 clusters: 3 tiles).
+  const Mesh b = beam();
+  const LinearRig rig = affine_handle_rig(b.X, kron_identity(massmatrix(b.X, b.T, 1e3), 2));
+  CDOptions o2;
+  o2.modes = 2;
+  o2.clusters = 20;
+  o2.precision = Precision::Mixed;
+  const FastCD s2 = fast_cd_precompute(b.X, b.T, rig.J, rig.p0, o2);
+  ASSERT_FALSE(s2.folded());
+  const VectorXd z2 = VectorXd::Zero(s2.state_dim()), pd2 = VectorXd::Zero(6);
+  const VectorXd ours2 = s2.step(z2, z2, rig.p0, pd2, metronome_pose(rig.p0, 2, 7));
+  const VectorXd ref2 = seed_reduced_step(s2, z2, z2, rig.p0, pd2, metronome_pose(rig.p0, 2, 7), 10);
+  ASSERT_GT(ref2.norm(), 0.0);
+  EXPECT_LT((ours2 - ref2).norm(), 1e-5 * ref2.norm());
+  EXPECT_GT((ours2 - ref2).norm(), 0.0);
+}
+
+TEST(FastCD, PrecisionNamesAndTheFullSolverRefusesMixed) {
+  EXPECT_EQ(precision_from_name("double"), Precision::Double);
+  EXPECT_EQ(precision_from_name("mixed"), Precision::Mixed);
+  EXPECT_STREQ(precision_name(Precision::Mixed), "mixed");
+  EXPECT_STREQ(precision_name(Precision::Double), "double");
+  try {
+    precision_from_name("half");
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("\"half\""), std::string::npos) << e.what();
+  }
+  const test::Small3D t;
+  CDOptions o;
+  o.precision = Precision::Mixed;
+  try {
+    (void)full_cd_precompute(t.m.X, t.m.T, t.rig.J, t.rig.p0, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fast-solver setting"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -37,14 +37,20 @@ namespace fastcd {
 namespace {
 
 TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
-  // 2D; 3D folded (4 modes, 6 clusters); 3D plain iteration (2 modes, 8 clusters).
-  for (const auto& [dim, modes, clusters] : {std::tuple{2, 10, 20}, std::tuple{3, 4, 6}, std::tuple{3, 2, 8}}) {
+  // 2D; 3D folded (4 modes, 6 clusters); 3D structured iteration (2 modes, 8 clusters); the
+  // mixed-precision structured iteration in 2D (3 tiles) and 3D (17 clusters: a tile pair and
+  // a last odd tile).
+  constexpr Precision D = Precision::Double, X = Precision::Mixed;
+  for (const auto& [dim, modes, clusters, precision] :
+       {std::tuple{2, 10, 20, D}, std::tuple{3, 4, 6, D}, std::tuple{3, 2, 8, D}, std::tuple{2, 2, 20, X},
+        std::tuple{3, 2, 17, X}}) {
     const Mesh m = dim == 2 ? beam() : tetrahedralized_grid(5, 3, 3);
     const SparseMatrix Mv = kron_identity(massmatrix(m.X, m.T, 1e3), dim);
     const LinearRig rig = affine_handle_rig(m.X, Mv);
     CDOptions o;
     o.modes = modes;
     o.clusters = clusters;
+    o.precision = precision;
     const FastCD sys = fast_cd_precompute(m.X, m.T, rig.J, rig.p0, o);
     FastCD::Workspace ws;
     VectorXd z = VectorXd::Zero(sys.state_dim()), z_dot = z, z_out = z;
@@ -55,7 +61,8 @@ TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
       sys.step(z, z_dot, p, p_dot, p_next, z_out, ws);
       z = z_out;
     }
-    EXPECT_EQ(g_allocations.load() - before, 0) << dim << "D, " << modes << " modes, folded " << sys.folded();
+    EXPECT_EQ(g_allocations.load() - before, 0)
+        << dim << "D, " << modes << " modes, folded " << sys.folded() << ", " << precision_name(precision);
     // FastCD::advance too, once its workspace has seen one step.
     CDState state = sys.initial_state();
     sys.advance(state, p_next, ws);

@@ -3,7 +3,9 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "fastcd/common/cancel.hpp"
@@ -58,9 +60,15 @@ struct FastCD::Impl {
   // rows of P, zero rows past the last cluster): F and the rotations a tile at a time, then
   // P^T R in one pass with all of V's entries in registers.
   Index tiles = 0;
-  MatrixXd Ptile;        ///< 8*dim x mt*tiles: tile t in columns t*mt..; its row j*8 + l is column j
-                         ///< of P_c for cluster c = 8t + l (tile_row(c, j) = t*8*dim + j*8 + l)
-  MatrixXd Prow;         ///< mt8 x nrp: the same rows of P, each contiguous, zero-padded to mt8
+  MatrixXd Ptile;  ///< 8*dim x mt*tiles: tile t in columns t*mt..; its row j*8 + l is column j
+                   ///< of P_c for cluster c = 8t + l (tile_row(c, j) = t*8*dim + j*8 + l)
+  MatrixXd Prow;   ///< mt8 x nrp: the same rows of P, each contiguous, zero-padded to mt8
+  // Precision::Mixed: the same P in single precision, in place of Ptile and Prow (then empty).
+  // Pf: tiles in pairs, column k of pair u holding its two tiles' row blocks b as 16 lanes
+  // (tile 2u in lanes 0-7, tile 2u+1 in 8-15) at ((u*mt + k)*dim + b)*16; Prowf: Prow's rows
+  // zero-padded to mt16 floats.
+  Eigen::VectorXf Pf, Prowf;
+  Index mt16 = 0;
   MatrixXd LhT, LhInvT;  ///< mt x mt: Lh^T (V^T = Lh^T Z^T) and Lh^{-T} (Z^T = Lh^{-T} V^T), Hs_r = Lh Lh^T
   // A rig with J = J_s (x) I_dim (LBS, cages) enters z0 and F_J through its scalar blocks
   // (dim^2 times smaller than Z_q, Z_p and GJf); ns = J.cols() / dim.
@@ -361,6 +369,20 @@ FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
         sys.Ptile.block(r % rt, (r / rt) * mt, 1, mt) = PT.col(k * d + j).transpose();
         sys.Prow.col(r).head(mt) = PT.col(k * d + j);
       }
+    if (options.precision == Precision::Mixed) {
+      sys.mt16 = (mt + 15) / 16 * 16;
+      sys.Pf = Eigen::VectorXf::Zero((sys.tiles + 1) / 2 * mt * d * 16);
+      sys.Prowf = Eigen::VectorXf::Zero(sys.mt16 * nrp);
+      for (Index t = 0; t < sys.tiles; ++t)
+        for (Index k = 0; k < mt; ++k)
+          for (Index r = 0; r < rt; ++r)
+            sys.Pf(((t / 2 * mt + k) * d + r / 8) * 16 + (t % 2) * 8 + r % 8) =
+                static_cast<float>(sys.Ptile(r, t * mt + k));
+      for (Index r = 0; r < nrp; ++r)
+        for (Index k = 0; k < mt; ++k) sys.Prowf(r * sys.mt16 + k) = static_cast<float>(sys.Prow(k, r));
+      sys.Ptile.resize(0, 0);  // the iteration reads only the single-precision copies
+      sys.Prow.resize(0, 0);
+    }
     if (Js) {
       // F_c(i, j) = sum_q S_J(c*dim + j, q) p_next(q*dim + i).
       sys.FJs = MatrixXd::Zero(nrp, SJ.cols());
@@ -487,43 +509,134 @@ void tile_forward(const double* __restrict Pt, Index mt, const double* __restric
     for (int b = 0; b < dim; ++b) store8(Fb + i * rt + b * 8, acc[i][b]);
 }
 
-/// V(i, k) = C0(i, k) + sum_r P(r, k) R(r, i) for columns k0 .. k0 + 8*NB of the mt8 x nrp
-/// Prow (P's rows, each contiguous), all dim*NB sums held in registers across the whole pass;
-/// R as tile_rotations writes it, tile after tile. (dim = 3, NB = 8: 24 accumulators.)
-template <int dim, int NB>
-void rows_block(const double* __restrict Prow, Index mt8, Index mt, Index tiles, const double* __restrict R,
+// Single precision (Precision::Mixed): 16 floats per AVX-512 register, twice the lanes of a
+// double one, so half the FMA instructions.
+using Vec16f = float __attribute__((vector_size(64)));
+using Vec8f = float __attribute__((vector_size(32)));
+
+/// One 512-bit register of S.
+template <class S>
+struct Reg;
+template <>
+struct Reg<double> {
+  using type = Vec8;
+};
+template <>
+struct Reg<float> {
+  using type = Vec16f;
+};
+
+/// x in every lane. (Not Vec{} + x: adding +0 is not an identity for -0, so the compiler keeps
+/// a scalar add in front of every broadcast.)
+inline Vec8 splat(double x) { return splat8(x); }
+inline Vec16f splat(float x) { return Vec16f{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
+inline Vec8f splat_half(float x) { return Vec8f{x, x, x, x, x, x, x, x}; }
+
+/// V(i, k) = C0(i, k) + sum_r P(r, k) R(r, i) for columns k0 .. k0 + L*NB of Prow (P's nrp
+/// rows, each contiguous, ld entries apart; L = 8 doubles or 16 floats per 512-bit register),
+/// all dim*NB sums held in registers across the whole pass; R as tile_rotations writes it, tile
+/// after tile, in P's scalar type. (dim = 3, NB = 8: 24 accumulators.) Sums in S (single
+/// precision for Precision::Mixed), added to C0 in double.
+template <class S, int dim, int NB>
+void rows_block(const S* __restrict Prow, Index ld, Index mt, Index nrp, const S* __restrict R,
                 const double* __restrict C0, double* __restrict V, Index k0) {
+  using Vs = typename Reg<S>::type;
+  constexpr int L = 64 / sizeof(S);
   constexpr Index rt = 8 * dim;
-  Vec8 acc[dim][NB];
+  Vs acc[dim][NB];
   for (auto& a : acc)
-    for (Vec8& x : a) x = splat8(0.0);
-  for (Index t = 0; t < tiles; ++t)
+    for (Vs& x : a) x = Vs{};
+  for (Index t = 0; t < nrp / rt; ++t)
     for (Index rr = 0; rr < rt; ++rr) {
-      const double* p = Prow + (t * rt + rr) * mt8 + k0;
-      const double* Rt = R + t * rt * dim + rr;
-      Vec8 rb[dim];
-      for (int i = 0; i < dim; ++i) rb[i] = splat8(Rt[i * rt]);
+      const S* p = Prow + (t * rt + rr) * ld + k0;
+      const S* Rt = R + t * rt * dim + rr;
+      Vs rb[dim];
+      for (int i = 0; i < dim; ++i) rb[i] = splat(Rt[i * rt]);
       for (int b = 0; b < NB; ++b) {
-        const Vec8 a = load8(p + 8 * b);
+        Vs a;
+        std::memcpy(&a, p + L * b, sizeof a);
         for (int i = 0; i < dim; ++i) acc[i][b] += a * rb[i];
       }
     }
   for (int b = 0; b < NB; ++b)
-    for (int l = 0; l < 8; ++l) {
-      const Index k = k0 + 8 * b + l;
+    for (int l = 0; l < L; ++l) {
+      const Index k = k0 + L * b + l;
       if (k >= mt) return;
-      for (int i = 0; i < dim; ++i) V[k * dim + i] = C0[k * dim + i] + acc[i][b][l];
+      for (int i = 0; i < dim; ++i) V[k * dim + i] = C0[k * dim + i] + static_cast<double>(acc[i][b][l]);
     }
 }
 
-template <int dim>
-void rows_transpose_product(const double* Prow, Index mt8, Index mt, Index tiles, const double* R, const double* C0,
-                            double* V) {
+/// V = C0 + (P^T R)^T over all columns of Prow (ld a multiple of L), in passes of up to 8
+/// registers of columns.
+template <class S, int dim>
+void rows_transpose_product(const S* Prow, Index ld, Index mt, Index nrp, const S* R, const double* C0, double* V) {
+  constexpr Index L = 64 / sizeof(S);
   Index k0 = 0;
-  for (; k0 + 64 <= mt8; k0 += 64) rows_block<dim, 8>(Prow, mt8, mt, tiles, R, C0, V, k0);
-  if (k0 + 32 <= mt8) rows_block<dim, 4>(Prow, mt8, mt, tiles, R, C0, V, k0), k0 += 32;
-  if (k0 + 16 <= mt8) rows_block<dim, 2>(Prow, mt8, mt, tiles, R, C0, V, k0), k0 += 16;
-  if (k0 + 8 <= mt8) rows_block<dim, 1>(Prow, mt8, mt, tiles, R, C0, V, k0);
+  for (; k0 + 8 * L <= ld; k0 += 8 * L) rows_block<S, dim, 8>(Prow, ld, mt, nrp, R, C0, V, k0);
+  if (k0 + 4 * L <= ld) rows_block<S, dim, 4>(Prow, ld, mt, nrp, R, C0, V, k0), k0 += 4 * L;
+  if (k0 + 2 * L <= ld) rows_block<S, dim, 2>(Prow, ld, mt, nrp, R, C0, V, k0), k0 += 2 * L;
+  if (k0 + L <= ld) rows_block<S, dim, 1>(Prow, ld, mt, nrp, R, C0, V, k0);
+}
+
+// ---- Precision::Mixed: F in single precision.
+
+template <class V>
+V load_v(const float* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V>
+V splat_v(float x) {
+  if constexpr (std::is_same_v<V, Vec16f>)
+    return splat(x);
+  else
+    return splat_half(x);
+}
+template <class V>
+void pin_v(V& v) {
+#if defined(__GNUC__) && defined(__AVX512F__)
+  asm("" : "+v"(v));
+#else
+  (void)v;
+#endif
+}
+
+/// F of the tile pair starting at Pu (layout of Impl::Pf), in single precision: the tiles'
+/// P V^T (Vf: V(k, i) at Vf[k*dim + i]) plus their F_J rows (double, as in tile_forward) into
+/// Fb0 and Fb1 (tile_forward's layout). With L = 8 only the pair's first tile (the last, odd
+/// tile) is computed.
+template <int dim, int L>
+void tile_pair_forward(const float* __restrict Pu, Index mt, const float* __restrict Vf, const double* __restrict FJ0,
+                       Index fj_col, double* __restrict Fb0, double* __restrict Fb1) {
+  using V = std::conditional_t<L == 16, Vec16f, Vec8f>;
+  constexpr int rt = 8 * dim;
+  V acc[dim][dim];
+  for (auto& a : acc)
+    for (V& x : a) x = V{};
+  for (Index k = 0; k < mt; ++k) {
+    V a[dim];
+    for (int b = 0; b < dim; ++b) {
+      a[b] = load_v<V>(Pu + (k * dim + b) * 16);
+      pin_v(a[b]);
+    }
+    for (int i = 0; i < dim; ++i) {
+      const V v = splat_v<V>(Vf[k * dim + i]);
+      for (int b = 0; b < dim; ++b) acc[i][b] += a[b] * v;
+    }
+  }
+  for (int i = 0; i < dim; ++i)
+    for (int b = 0; b < dim; ++b) {
+      const double* fj = FJ0 + i * fj_col + b * 8;
+      if constexpr (L == 16) {
+        const Vec8f lo = __builtin_shufflevector(acc[i][b], acc[i][b], 0, 1, 2, 3, 4, 5, 6, 7);
+        const Vec8f hi = __builtin_shufflevector(acc[i][b], acc[i][b], 8, 9, 10, 11, 12, 13, 14, 15);
+        store8(Fb0 + i * rt + b * 8, load8(fj) + __builtin_convertvector(lo, Vec8));
+        store8(Fb1 + i * rt + b * 8, load8(fj + rt) + __builtin_convertvector(hi, Vec8));
+      } else {
+        store8(Fb0 + i * rt + b * 8, load8(fj) + __builtin_convertvector(acc[i][b], Vec8));
+      }
+    }
 }
 
 /// Closest rotations of a tile's first `count` clusters, F_c(i, j) at Fb[(i*dim + j)*8 + c]
@@ -613,8 +726,8 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
     ws.F0.noalias() = sys.GJf * p_next;
   }
   if (iters <= 0) return;
-  ws.F.resize(rt * dim);
-  ws.r.setZero(nrp * dim);  // padded clusters of the last tile: R finite, their P rows are 0
+  ws.F.resize(2 * rt * dim);  // two tiles: the mixed iteration computes F a tile pair at a time
+  ws.r.setZero(nrp * dim);    // padded clusters of the last tile: R finite, their P rows are 0
   ws.g.resize(2 * mt * dim);
   double* V = ws.g.data();
   double* C0 = ws.g.data() + mt * dim;
@@ -625,13 +738,36 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
     z_out.setZero();
     thin_product<dim>(sys.LhInvT.data(), mt, mt, V, dim, 1, z_out.data(), z_out.data(), dim, 1);
   };
+  const bool mixed = sys.Pf.size() > 0;
+  if (mixed) {
+    ws.Vf.resize(mt * dim);
+    ws.rf.resize(nrp * dim);
+  }
   for (int it = 0; it < iters; ++it) {
     if ((it & 255) == 255) detail::throw_if_cancelled("a fast step");
-    for (Index t = 0; t < tiles; ++t) {
-      tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
-      tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
+    if (mixed) {
+      for (Index k = 0; k < mt * dim; ++k) ws.Vf[k] = static_cast<float>(V[k]);
+      double* F1 = ws.F.data() + rt * dim;
+      for (Index t = 0; t < tiles; t += 2) {
+        const float* Pu = sys.Pf.data() + t / 2 * mt * dim * 16;
+        if (t + 1 < tiles) {
+          tile_pair_forward<dim, 16>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), F1);
+          tile_rotations<dim>(ws.F.data(), 8, ws.r.data() + t * rt * dim);
+          tile_rotations<dim>(F1, std::min<Index>(8, c - 8 * (t + 1)), ws.r.data() + (t + 1) * rt * dim);
+        } else {
+          tile_pair_forward<dim, 8>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), nullptr);
+          tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
+        }
+      }
+      for (Index k = 0; k < nrp * dim; ++k) ws.rf[k] = static_cast<float>(ws.r[k]);
+      rows_transpose_product<float, dim>(sys.Prowf.data(), sys.mt16, mt, nrp, ws.rf.data(), C0, V);
+    } else {
+      for (Index t = 0; t < tiles; ++t) {
+        tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
+        tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
+      }
+      rows_transpose_product<double, dim>(sys.Prow.data(), sys.Prow.rows(), mt, nrp, ws.r.data(), C0, V);
     }
-    rows_transpose_product<dim>(sys.Prow.data(), sys.Prow.rows(), mt, tiles, ws.r.data(), C0, V);
     if (check) {
       ws.zprev = z_out;
       to_z();
@@ -831,7 +967,7 @@ std::size_t FastCD::step_memory_bytes() const {
          detail::bytes_of(f.Ptile) + detail::bytes_of(f.Prow) + detail::bytes_of(f.LhT) + detail::bytes_of(f.LhInvT) +
          detail::bytes_of(f.Zq_neg) + detail::bytes_of(f.Zp_neg) + detail::bytes_of(f.FJs) + detail::bytes_of(f.Gf) +
          detail::bytes_of(f.F_y) + detail::bytes_of(f.F_q) + detail::bytes_of(f.F_p) + detail::bytes_of(f.Sf) +
-         detail::bytes_of(f.Kf);
+         detail::bytes_of(f.Kf) + detail::bytes_of(f.Pf) + detail::bytes_of(f.Prowf);
 }
 
 std::size_t FastCD::memory_bytes() const {

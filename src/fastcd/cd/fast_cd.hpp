@@ -60,7 +60,8 @@ class FastCD {
   /// workspace per thread stepping the same solver.
   struct Workspace {
     VectorXd q, z0, F0, F, r, zprev, g;
-    VectorXd s_next;  ///< advance's new z (swapped with the state's)
+    Eigen::VectorXf Vf, rf;  ///< Precision::Mixed: V and the rotations in single precision
+    VectorXd s_next;         ///< advance's new z (swapped with the state's)
   };
 
   FastCD();  ///< empty; use fast_cd_precompute

@@ -212,6 +212,8 @@ void FullCD::factor_constraint() {
 FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                           const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0, const CDOptions& options) {
   validate(options);
+  FASTCD_CHECK(options.precision == Precision::Double,
+               "precision \"mixed\" is a fast-solver setting; the full solver runs in double precision");
   check_mesh(X, T, "full_cd_precompute");
   FASTCD_CHECK(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
   FASTCD_CHECK(p0.size() == J.cols(), "rest pose p0 has ", p0.size(), " entries, J has ", J.cols(), " columns");

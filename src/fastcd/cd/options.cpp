@@ -19,6 +19,17 @@ void validate(const CDOptions& o) {
   FASTCD_CHECK(o.gravity.size() == 0 || o.gravity.allFinite(), "gravity must be finite");
   FASTCD_CHECK(o.constraint_rtol > 0 && o.constraint_rtol < 1, "constraint_rtol must lie in (0, 1), got ",
                o.constraint_rtol);
+  FASTCD_CHECK(o.precision == Precision::Double || o.precision == Precision::Mixed,
+               "precision must be Double or Mixed, got ", static_cast<int>(o.precision));
+}
+
+const char* precision_name(Precision p) { return p == Precision::Mixed ? "mixed" : "double"; }
+
+Precision precision_from_name(const std::string& name) {
+  if (name == "double") return Precision::Double;
+  if (name == "mixed") return Precision::Mixed;
+  FASTCD_CHECK(false, "precision must be \"double\" or \"mixed\", got \"", name, "\"");
+  return Precision::Double;
 }
 
 namespace detail {
