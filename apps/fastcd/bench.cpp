@@ -134,6 +134,7 @@ struct Result {
   double pre_s;
   Stats step;
   double lift_us, memory_mib, step_memory_mib, peak_rss_mib;
+  Precision precision = Precision::Double;  ///< fast: the iteration's arithmetic
 };
 
 nlohmann::json record(const Result& r) {
@@ -147,6 +148,7 @@ nlohmann::json record(const Result& r) {
           {"modes", fast ? c.modes : 0},
           {"clusters", fast ? c.clusters : 0},
           {"iterations", r.iterations},
+          {"precision", precision_name(r.precision)},
           {"precompute_s", r.pre_s},
           {"step_us_median", r.step.median},
           {"step_us_p10", r.step.p10},
@@ -374,9 +376,10 @@ int run_aquarium(const BenchSettings& st) {
   return 0;
 }
 
-const Result* find(const std::vector<Result>& rs, const std::string& solver, const std::string& name) {
+const Result* find(const std::vector<Result>& rs, const std::string& solver, const std::string& name,
+                   Precision precision = Precision::Double) {
   for (const Result& r : rs)
-    if (r.solver == solver && r.c->name == name) return &r;
+    if (r.solver == solver && r.c->name == name && r.precision == precision) return &r;
   return nullptr;
 }
 
@@ -412,6 +415,8 @@ void print_targets(const std::vector<Result>& rs) {
   const Result* us = find(rs, "full", "spot");
   row("full step, Spot 4447 verts / 18k tets", us, us ? us->step.median / 1000.0 : 0, "us", 15.0, "<= 15 ms (6k)");
   row("fast step, Spot, 16 modes / 100 clusters", fs, fs ? fs->step.median : 0, "us", 50.0, "<= 50 us");
+  const Result* fm = find(rs, "fast", "spot", Precision::Mixed);
+  row("  the same, --precision mixed", fm, fm ? fm->step.median : 0, "us", 50.0, "<= 50 us");
   row("fast precompute, Spot", fs, fs ? fs->pre_s : 0, "s", 2.0, "<= 2 s");
   row("fast peak memory (process), Spot", fs, fs ? fs->peak_rss_mib : 0, "MiB", 300.0, "<= 300 MB");
   row("fast lift u = B z, Spot", fs, fs ? fs->lift_us : 0, "us", 500.0, "<= 0.5 ms");
@@ -505,7 +510,7 @@ void end_to_end(const BenchSettings& st);
 int run_bench(const BenchSettings& st) {
   const std::vector<Case> cases = make_cases(st);
   std::vector<Result> results;
-  std::printf("%-12s %3s %6s %6s | %-5s %10s %11s %11s %11s %10s %9s\n", "case", "dim", "verts", "elems", "solv",
+  std::printf("%-12s %3s %6s %6s | %-10s %10s %11s %11s %11s %10s %9s\n", "case", "dim", "verts", "elems", "solver",
               "precomp s", "step us med", "p10", "p90", "lift us", "mem MiB");
   Progress bar("benchmark", static_cast<int>(cases.size()));
   int done = 0;
@@ -542,6 +547,19 @@ int run_bench(const BenchSettings& st) {
       }
       fast_r.lift_us = stats(lift).median;
     }
+    // 3D: the fast step again with Precision::Mixed (the iteration's products in single precision).
+    Result mixed_r{"fast", &c, o.iterations, 0, {}, fast_r.lift_us, 0, 0, 0, Precision::Mixed};
+    if (dim == 3) {
+      so.solver = SolverKind::Fast;
+      so.cd.precision = Precision::Mixed;
+      Simulation sim(c.mesh.X, c.mesh.T, shared_rig, so);
+      so.cd.precision = Precision::Double;
+      mixed_r.pre_s = sim.precompute_seconds();
+      mixed_r.peak_rss_mib = peak_rss_mib();
+      mixed_r.memory_mib = mib(sim.fast()->memory_bytes());
+      mixed_r.step_memory_mib = mib(sim.fast()->step_memory_bytes());
+      mixed_r.step = time_steps(sim, st);
+    }
     Result full_r{"full", &c, o.iterations, 0, {}, 0, 0, 0, 0};
     {
       so.solver = SolverKind::Full;
@@ -551,10 +569,12 @@ int run_bench(const BenchSettings& st) {
       full_r.peak_rss_mib = peak_rss_mib();
       full_r.step = time_steps(sim, st);
     }
-    for (const Result* r : {&full_r, &fast_r}) {
-      std::printf("%-12s %3ld %6ld %6ld | %-5s %10.3f %11.2f %11.2f %11.2f %10.2f %9.1f\n", c.name.c_str(), long(dim),
-                  long(c.mesh.X.rows()), long(c.mesh.T.rows()), r->solver.c_str(), r->pre_s, r->step.median,
-                  r->step.p10, r->step.p90, r->lift_us, r->memory_mib);
+    for (const Result* r : {&full_r, &fast_r, &mixed_r}) {
+      if (r == &mixed_r && dim != 3) continue;
+      const std::string solver = r->solver + (r->precision == Precision::Mixed ? " mixed" : "");
+      std::printf("%-12s %3ld %6ld %6ld | %-10s %10.3f %11.2f %11.2f %11.2f %10.2f %9.1f\n", c.name.c_str(), long(dim),
+                  long(c.mesh.X.rows()), long(c.mesh.T.rows()), solver.c_str(), r->pre_s, r->step.median, r->step.p10,
+                  r->step.p90, r->lift_us, r->memory_mib);
       results.push_back(*r);
     }
     std::fflush(stdout);

@@ -55,7 +55,8 @@ LeakFieldOptions leak_options(const py::object& leak, double leak_dt, Index n) {
 /// The options every solver and simulation constructor takes (the names of
 /// docs/vocabulary.md).
 CDOptions make_options(double dt, double ym, double pr, double rho, int iterations, int modes, int clusters,
-                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance, Index n) {
+                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance, Index n,
+                       const std::string& precision = "double") {
   CDOptions o;
   o.dt = dt;
   o.ym = ym;
@@ -65,6 +66,7 @@ CDOptions make_options(double dt, double ym, double pr, double rho, int iteratio
   o.modes = modes;
   o.clusters = clusters;
   o.tolerance = tolerance;
+  o.precision = precision_from_name(precision);
   o.leak = leak_options(leak, leak_dt, n);
   if (!gravity.is_none()) o.gravity = py::cast<VectorXd>(gravity);
   return o;
@@ -86,6 +88,7 @@ py::dict options_dict(const CDOptions& o) {
   d["gravity"] = o.gravity;
   d["constraint_rtol"] = o.constraint_rtol;
   d["backend"] = static_cast<int>(o.backend);
+  d["precision"] = std::string(precision_name(o.precision));
   return d;
 }
 
@@ -105,6 +108,7 @@ CDOptions options_from_dict(const py::dict& d) {
   o.gravity = d["gravity"].cast<VectorXd>();
   o.constraint_rtol = d["constraint_rtol"].cast<double>();
   o.backend = static_cast<CholeskyBackend>(d["backend"].cast<int>());
+  if (d.contains("precision")) o.precision = precision_from_name(d["precision"].cast<std::string>());
   return o;
 }
 
@@ -325,16 +329,17 @@ void bind_cd(py::module_& m) {
   common_solver_properties<FullCDObject>(full);
 
   auto fast = py::class_<FastCDObject>(m, "FastCD", "Precomputed fast complementary dynamics (C++ FastCD).");
-  fast.def(py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, int modes,
-                       int clusters, double dt, double ym, double pr, double rho, int iterations,
-                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance) {
-             return new FastCDObject(X, T, J, p0,
-                                     make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity,
-                                                  tolerance, X.rows()));
-           }),
-           "X"_a, "T"_a, "J"_a, "p0"_a, "modes"_a = 10, "clusters"_a = 20, "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0,
-           "rho"_a = 1e3, "iterations"_a = 10, "leak"_a = "diffusion", "leak_dt"_a = 1.0, "gravity"_a = py::none(),
-           "tolerance"_a = 0.0);
+  fast.def(
+      py::init([](const MatRef& X, const IdxRef& T, const SparseMatrix& J, const VecRef& p0, int modes, int clusters,
+                  double dt, double ym, double pr, double rho, int iterations, const py::object& leak, double leak_dt,
+                  const py::object& gravity, double tolerance, const std::string& precision) {
+        return new FastCDObject(X, T, J, p0,
+                                make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity,
+                                             tolerance, X.rows(), precision));
+      }),
+      "X"_a, "T"_a, "J"_a, "p0"_a, "modes"_a = 10, "clusters"_a = 20, "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0,
+      "rho"_a = 1e3, "iterations"_a = 10, "leak"_a = "diffusion", "leak_dt"_a = 1.0, "gravity"_a = py::none(),
+      "tolerance"_a = 0.0, "precision"_a = "double");
   common_solver_properties<FastCDObject>(fast);
   fast.def_property_readonly(
           "B", [](const FastCDObject& o) -> const MatrixXd& { return o.sys.B(); },
@@ -353,26 +358,27 @@ void bind_cd(py::module_& m) {
 
   py::class_<Simulation>(m, "Simulation", py::dynamic_attr(),
                          "Complementary dynamics of a mesh under a rig, for either solver (C++ Simulation).")
-      .def(
-          py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, const std::string& solver, double dt,
-                      double ym, double pr, double rho, int iterations, int modes, int clusters, const py::object& leak,
-                      double leak_dt, const py::object& gravity, double tolerance, bool dynamics, bool monitor) {
-            SimulationOptions o;
-            o.solver = solver_kind(solver);
-            o.cd =
-                make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity, tolerance, X.rows());
-            o.dynamics = dynamics;
-            o.monitor = monitor;
-            if (!rig) throw std::invalid_argument("Simulation needs a rig");
-            std::shared_ptr<const Rig> r = rig;
-            py::gil_scoped_release release;
-            return new Simulation(X, T, r, o);
-          }),
-          "X"_a, "T"_a, "rig"_a, "solver"_a = "full", "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
-          "iterations"_a = 10, "modes"_a = 10, "clusters"_a = 20, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
-          "gravity"_a = py::none(), "tolerance"_a = 0.0, "dynamics"_a = true, "monitor"_a = true,
-          // A Python subclass's overrides live in its Python object: keep it alive with the simulation.
-          py::keep_alive<1, 4>())
+      .def(py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, const std::string& solver, double dt,
+                       double ym, double pr, double rho, int iterations, int modes, int clusters,
+                       const py::object& leak, double leak_dt, const py::object& gravity, double tolerance,
+                       bool dynamics, bool monitor, const std::string& precision) {
+             SimulationOptions o;
+             o.solver = solver_kind(solver);
+             o.cd = make_options(dt, ym, pr, rho, iterations, modes, clusters, leak, leak_dt, gravity, tolerance,
+                                 X.rows(), precision);
+             o.dynamics = dynamics;
+             o.monitor = monitor;
+             if (!rig) throw std::invalid_argument("Simulation needs a rig");
+             std::shared_ptr<const Rig> r = rig;
+             py::gil_scoped_release release;
+             return new Simulation(X, T, r, o);
+           }),
+           "X"_a, "T"_a, "rig"_a, "solver"_a = "full", "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
+           "iterations"_a = 10, "modes"_a = 10, "clusters"_a = 20, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
+           "gravity"_a = py::none(), "tolerance"_a = 0.0, "dynamics"_a = true, "monitor"_a = true,
+           "precision"_a = "double",
+           // A Python subclass's overrides live in its Python object: keep it alive with the simulation.
+           py::keep_alive<1, 4>())
       .def(
           "advance",
           [](Simulation& s, const VecRef& p_next) {

@@ -221,3 +221,25 @@ def test_results_do_not_depend_on_the_thread_count():
         np.testing.assert_array_equal(run(3, solver), one)
     with pytest.raises(ValueError, match="set_threads"):
         fastcd.set_threads(-2)
+
+
+def test_mixed_precision_agrees_with_double_to_single_precision(beam):
+    X, T = beam
+    # 2 modes / 20 clusters: the structured iteration, where precision="mixed" applies.
+    dbl, mix = (fastcd.ReducedCD(X, T, k_modes=2, n_clusters=20, precision=p) for p in ("double", "mixed"))
+    sd, sm = _roll(dbl), _roll(mix)
+    gap = np.linalg.norm(sm - sd) / np.linalg.norm(sd)
+    assert 0 < gap < 1e-5, gap  # > 0: the single-precision products ran
+    loaded = pickle.loads(pickle.dumps(mix))  # the precision travels with the solver
+    np.testing.assert_array_equal(_roll(loaded), sm)
+    sims = [fastcd.Simulation(X, T, solver="fast", modes=2, clusters=20, precision=p) for p in ("double", "mixed")]
+    for i in range(30):
+        for s in sims:
+            s.advance(fastcd.handle(s.rest_params, i))
+    u = sims[0].displacement()
+    assert np.abs(u).max() > 0
+    assert 0 < np.abs(sims[1].displacement() - u).max() < 1e-5 * np.abs(u).max()
+    with pytest.raises(ValueError, match='"half"'):
+        fastcd.ReducedCD(X, T, precision="half")
+    with pytest.raises(ValueError, match="fast-solver setting"):
+        fastcd.Simulation(X, T, solver="full", precision="mixed")

@@ -19,6 +19,7 @@ SimulationOptions scene_simulation_options(const Scene& scene, const SceneRunSet
   o.cd.iterations = run.iterations;
   o.cd.modes = run.modes;
   o.cd.clusters = static_cast<int>(std::min<Index>(run.clusters, scene.T.rows()));
+  if (run.solver == SolverKind::Fast) o.cd.precision = run.precision;
   if (run.leak == "painted") {
     FASTCD_CHECK(scene.leak_values.size() == scene.X.rows(), "leak field 'painted': the scene '", scene.name,
                  "' has no painted leak field (", scene.leak_values.size(), " values for ", scene.X.rows(),

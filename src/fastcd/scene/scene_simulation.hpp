@@ -22,6 +22,9 @@ struct SceneRunSettings {
   /// surfaces: Scene::metres_per_normalised_unit > 0), else normalised units / s^2.
   double gravity = 0.0;
   bool dynamics = true;  ///< false: bake the rig alone
+  /// The fast solver's arithmetic (CDOptions::precision); the full solver always runs in double,
+  /// so this applies to fast simulations only.
+  Precision precision = Precision::Double;
 };
 
 /// The scene's own settings as simulation options (dt, ym, pr and rho from the JSON; dynamics
