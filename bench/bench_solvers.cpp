@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "fastcd/fastcd.hpp"
+#include "fastcd/meshing/tetrahedralize.hpp"
 
 namespace {
 
@@ -141,14 +142,31 @@ BENCHMARK(BM_FullPieceSolve)->Unit(benchmark::kMicrosecond);
 // ---------------------------------------------------------------- 3D: the Spot character
 // Spot (4,447 vertices, 18,098 tets; shared/data/derived-tetgen) with point handles at its six
 // extremities and biharmonic weights: a character-sized LBS rig.
+// The fine variant: Spot's surface (shared/data/keenan-crane) filled by TetGen -pYq1.2 (5,544
+// vertices, 25,290 tets), the size of the ~6k-vertex / 22k-tet character of the full-order target.
 struct SpotCase {
   bool found = false;
   Mesh mesh;
   std::shared_ptr<const LinearRig> rig;
-  SpotCase() {
-    const std::string node = std::string(FASTCD_SHARED_DIR) + "/data/derived-tetgen/spot_pYq1.414.node";
-    if (!std::filesystem::exists(node)) return;
-    mesh = read_volume_mesh(node);
+  explicit SpotCase(bool fine = false) {
+    if (fine) {
+      const std::string obj = std::string(FASTCD_SHARED_DIR) + "/data/keenan-crane/spot_triangulated.obj";
+      if (!std::filesystem::exists(obj)) return;
+      const SurfaceMesh surf = read_obj(obj);
+      TetrahedralizeOptions to;
+      to.mesher = "tetgen";
+      to.tetgen_quality = 1.2;
+      try {
+        const TetMesh tm = tetrahedralize(surf.V, surf.F, to);
+        mesh = Mesh{tm.X, tm.T};
+      } catch (const std::exception&) {
+        return;  // no TetGen program
+      }
+    } else {
+      const std::string node = std::string(FASTCD_SHARED_DIR) + "/data/derived-tetgen/spot_pYq1.414.node";
+      if (!std::filesystem::exists(node)) return;
+      mesh = read_volume_mesh(node);
+    }
     mesh.X = normalize_and_center(mesh.X).X;
     rig = std::make_shared<const LinearRig>(point_handle_rig(mesh.X, mesh.T, extremity_vertices(mesh.X),
                                                              kron_identity(massmatrix(mesh.X, mesh.T, 1e3), 3)));
@@ -157,6 +175,10 @@ struct SpotCase {
 };
 const SpotCase& spot() {
   static const SpotCase s;
+  return s;
+}
+const SpotCase& spot_fine() {
+  static const SpotCase s(true);
   return s;
 }
 
@@ -186,6 +208,14 @@ void BM_FullStepSpot(benchmark::State& state) {
   run_steps(state, sim);
 }
 BENCHMARK(BM_FullStepSpot)->Unit(benchmark::kMillisecond);
+
+void BM_FullStepSpotFine(benchmark::State& state) {
+  const SpotCase& s = spot_fine();
+  if (!s.found) return state.SkipWithError("Spot surface or the tetgen program not found");
+  Simulation sim(s.mesh.X, s.mesh.T, s.rig, bench_options(SolverKind::Full, 16, 100));
+  run_steps(state, sim);
+}
+BENCHMARK(BM_FullStepSpotFine)->Unit(benchmark::kMillisecond);
 
 void BM_FastLiftSpot(benchmark::State& state) {
   const SpotCase& s = spot();
@@ -241,9 +271,9 @@ void BM_FullPieceSpotLocal(benchmark::State& state) {
 }
 BENCHMARK(BM_FullPieceSpotLocal)->Unit(benchmark::kMicrosecond);
 
-void BM_FullPieceSpotSolve(benchmark::State& state) {
-  const SpotCase& s = spot();
-  if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+// One global solve of an iteration (3 right-hand sides through the factor of Spot's H).
+void solve_piece(benchmark::State& state, const SpotCase& s) {
+  if (!s.found) return state.SkipWithError("the Spot mesh (or, for the fine one, the tetgen program) not found");
   SpotFullPieces f(s.mesh);
   VectorXd scratch(f.b.size());
   for (auto _ : state) {
@@ -252,7 +282,10 @@ void BM_FullPieceSpotSolve(benchmark::State& state) {
   }
   state.counters["factor_entries"] = static_cast<double>(f.H.factor_entries());
 }
+void BM_FullPieceSpotSolve(benchmark::State& state) { solve_piece(state, spot()); }
 BENCHMARK(BM_FullPieceSpotSolve)->Unit(benchmark::kMicrosecond);
+void BM_FullPieceSpotFineSolve(benchmark::State& state) { solve_piece(state, spot_fine()); }
+BENCHMARK(BM_FullPieceSpotFineSolve)->Unit(benchmark::kMicrosecond);
 
 // The local step of one structured 3D iteration (100 clusters of near-rotations).
 void BM_FastPieceSpotRotations(benchmark::State& state) {

@@ -22,6 +22,7 @@
 
 #include "fastcd/fastcd.hpp"
 #include "fastcd/meshing/process.hpp"
+#include "fastcd/meshing/tetrahedralize.hpp"
 #include "progress.hpp"
 
 namespace fastcd::cli {
@@ -83,6 +84,34 @@ Case spot_case(const std::string& shared_dir) {
   c.rig = point_handle_rig(c.mesh.X, c.mesh.T, extremity_vertices(c.mesh.X),
                            kron_identity(massmatrix(c.mesh.X, c.mesh.T, CDOptions{}.rho), 3));
   c.name = "spot";
+  return c;
+}
+
+/// A ~6k-vertex character for the full-order target: Spot's surface (shared/data/keenan-crane)
+/// filled by the TetGen program with -pYq1.2 (5,544 vertices, 25,290 tets), rigged as spot_case.
+/// Empty name, with the reason in `why`, when the surface or the program is missing.
+Case spot_fine_case(const std::string& shared_dir, std::string& why) {
+  Case c{"", {}, {}, 16, 100};
+  const std::string obj = shared_dir + "/data/keenan-crane/spot_triangulated.obj";
+  if (!std::filesystem::exists(obj)) {
+    why = "no " + obj;
+    return c;
+  }
+  const SurfaceMesh surf = read_obj(obj);
+  TetrahedralizeOptions to;
+  to.mesher = "tetgen";
+  to.tetgen_quality = 1.2;
+  try {
+    const TetMesh tm = tetrahedralize(surf.V, surf.F, to);
+    c.mesh = Mesh{tm.X, tm.T};
+  } catch (const std::exception& e) {
+    why = e.what();
+    return c;
+  }
+  c.mesh.X = normalize_and_center(c.mesh.X).X;
+  c.rig = point_handle_rig(c.mesh.X, c.mesh.T, extremity_vertices(c.mesh.X),
+                           kron_identity(massmatrix(c.mesh.X, c.mesh.T, CDOptions{}.rho), 3));
+  c.name = "spot-6k";
   return c;
 }
 
@@ -174,6 +203,12 @@ std::vector<Case> make_cases(const BenchSettings& st) {
       cases.push_back(std::move(spot));
     else
       std::fprintf(stdout, "fastcd bench: no Spot mesh under %s/data/derived-tetgen; skipping it\n", st.data.c_str());
+    std::string why;
+    Case fine = spot_fine_case(st.data, why);
+    if (!fine.name.empty())
+      cases.push_back(std::move(fine));
+    else
+      std::fprintf(stdout, "fastcd bench: no ~6k-vertex Spot (%s); skipping it\n", why.c_str());
   }
   for (int n : {6, 10, 14}) {
     Mesh m = tetrahedralized_grid(3 * n, n, n);
@@ -396,7 +431,7 @@ void print_targets(const std::vector<Result>& rs) {
       std::snprintf(meas, sizeof meas, "%.3f ms [%.3f, %.3f]", value, r->step.p10 / 1000.0, r->step.p90 / 1000.0);
     else
       std::snprintf(meas, sizeof meas, "%.3g %s", value, unit);
-    std::printf("%-44s %-30s %-14s %s\n", what, meas, ttext, value <= target ? "ok" : "MISSED");
+    std::printf("%-44s %-30s %-14s %s\n", what, meas, ttext, !ttext[0] ? "" : value <= target ? "ok" : "MISSED");
   };
   const Result* fb = find(rs, "fast", "beam-40x5");
   const Result* fb2 = find(rs, "fast", "beam-180x10");
@@ -413,7 +448,9 @@ void print_targets(const std::vector<Result>& rs) {
   row("full step, beam 1800 verts", ub2, ub2 ? ub2->step.median / 1000.0 : 0, "us", 1.5, "<= 1.5 ms");
   const Result* fs = find(rs, "fast", "spot");
   const Result* us = find(rs, "full", "spot");
-  row("full step, Spot 4447 verts / 18k tets", us, us ? us->step.median / 1000.0 : 0, "us", 15.0, "<= 15 ms (6k)");
+  row("full step, Spot 4447 verts / 18k tets", us, us ? us->step.median / 1000.0 : 0, "us", 0, "");
+  const Result* uf = find(rs, "full", "spot-6k");
+  row("full step, Spot 5544 verts / 25k tets", uf, uf ? uf->step.median / 1000.0 : 0, "us", 15.0, "<= 15 ms (6k)");
   row("fast step, Spot, 16 modes / 100 clusters", fs, fs ? fs->step.median : 0, "us", 50.0, "<= 50 us");
   const Result* fm = find(rs, "fast", "spot", Precision::Mixed);
   row("  the same, --precision mixed", fm, fm ? fm->step.median : 0, "us", 50.0, "<= 50 us");
