@@ -131,7 +131,7 @@ BENCHMARK(BM_FullPieceElasticRhs)->Unit(benchmark::kMicrosecond);
 
 void BM_FullPieceSolve(benchmark::State& state) {
   FullPieces f;
-  VectorXd rhs = VectorXd::Random(f.u.size()), scratch(f.u.size());
+  VectorXd rhs = VectorXd::Random(f.u.size()), scratch(f.H.scratch_size());
   for (auto _ : state) {
     f.H.solve(rhs.data(), f.u.data(), scratch.data());
     benchmark::DoNotOptimize(f.u.data());
@@ -275,7 +275,7 @@ BENCHMARK(BM_FullPieceSpotLocal)->Unit(benchmark::kMicrosecond);
 void solve_piece(benchmark::State& state, const SpotCase& s) {
   if (!s.found) return state.SkipWithError("the Spot mesh (or, for the fine one, the tetgen program) not found");
   SpotFullPieces f(s.mesh);
-  VectorXd scratch(f.b.size());
+  VectorXd scratch(f.H.scratch_size());
   for (auto _ : state) {
     f.H.solve(f.b0.data(), f.b.data(), scratch.data());
     benchmark::DoNotOptimize(f.b.data());

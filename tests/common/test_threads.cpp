@@ -132,7 +132,7 @@ TEST(Threads, LargeMeshStepsAndCholmodSolvesAreIdentical) {
     KronCholesky k;
     k.compute(A, 3, CholeskyBackend::Cholmod);
     const VectorXd b = VectorXd::LinSpaced(A.rows() * 3, -1.0, 1.0);
-    VectorXd x(b.size()), scratch(b.size());
+    VectorXd x(b.size()), scratch(k.scratch_size());
     k.solve(b.data(), x.data(), scratch.data());
     return std::pair{sim.positions(), x};
   };

@@ -23,7 +23,7 @@ TEST(KronCholesky, SolvesKroneckerSystemsWithEveryBackend) {
         EXPECT_GE(k.factor_entries(), As.rows());
         const SparseMatrix A = kron_identity(As, d);
         const VectorXd b = VectorXd::Random(k.size());
-        VectorXd x(k.size()), scratch(k.size());
+        VectorXd x(k.size()), scratch(k.scratch_size());
         k.solve(b.data(), x.data(), scratch.data());
         EXPECT_LT((A * x - b).norm(), 1e-12 * b.norm()) << "dim " << dim << " d " << d;
       }
@@ -40,7 +40,8 @@ TEST(KronCholesky, SimplicialMatchesEigen) {
   const MatrixXd B = MatrixXd::Random(As.rows(), 2);
   const MatrixXd X_ref = Eigen::SimplicialLDLT<SparseMatrix>(As).solve(B);
   const MatrixXd Bt = B.transpose();  // interleaved: column-major 2 x n
-  MatrixXd Xt(2, As.rows()), scratch(2, As.rows());
+  MatrixXd Xt(2, As.rows());
+  VectorXd scratch(k.scratch_size());
   k.solve(Bt.data(), Xt.data(), scratch.data());
   EXPECT_LT((Xt.transpose() - X_ref).norm(), 1e-13 * X_ref.norm());
 }
@@ -59,7 +60,7 @@ TEST(KronCholesky, CholmodFactorSolvesLikeEigen) {
   EXPECT_GT(c.factor_entries(), As.rows());
   EXPECT_LT(c.factor_entries(), 3 * e.factor_entries());
   const SparseMatrix A = kron_identity(As, 3);
-  VectorXd xc(c.size()), xe(c.size()), scratch(c.size());
+  VectorXd xc(c.size()), xe(c.size()), scratch(std::max(c.scratch_size(), e.scratch_size()));
   for (int rep = 0; rep < 3; ++rep) {
     const VectorXd b = VectorXd::Random(c.size());
     c.solve(b.data(), xc.data(), scratch.data());

@@ -188,7 +188,7 @@ void FullCD::factor_constraint() {
     Y_.setZero(r8, nv);
     Bs8_.setZero(r8, nv);
     Bs8_.topRows(Bs.rows()) = Bs;
-    VectorXd rhs(nv * d), sol(nv * d), scratch(nv * d);
+    VectorXd rhs(nv * d), sol(nv * d), scratch(f_->H_factor.scratch_size());
     for (Index k = 0; k < Bs.rows(); ++k) {
       // Hs^{-1} b_s: the kron solve on b_s (x) e_0, read back from the x components.
       rhs.setZero();
@@ -203,7 +203,7 @@ void FullCD::factor_constraint() {
   }
   const MatrixXd Ct = constraint_.basis.transpose();
   Y_.resize(Ct.rows(), Ct.cols());
-  VectorXd scratch(Ct.rows());
+  VectorXd scratch(f_->H_factor.scratch_size());
   for (Index k = 0; k < Ct.cols(); ++k) f_->H_factor.solve(Ct.col(k).data(), Y_.col(k).data(), scratch.data());
   schur_.compute(constraint_.basis * Y_);
   FASTCD_ENSURE(schur_.info() == Eigen::Success, "constraint Schur complement is not positive definite");
@@ -279,7 +279,7 @@ void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u
   ws.R.resize(fused ? f.arap.rotated_rhs_buffer() : nf);
   ws.b.resize(n);
   ws.u_prev.resize(n);
-  ws.scratch.resize(n);
+  ws.scratch.resize(f.H_factor.scratch_size());
   u = s;
   for (int it = 0; it < iters; ++it) {
     if ((it & 15) == 15) detail::throw_if_cancelled("a full-order step");

@@ -31,10 +31,13 @@ class KronCholesky {
   /// @throws std::runtime_error when As is not positive definite.
   void compute(const SparseMatrix& As, Index d, CholeskyBackend backend = CholeskyBackend::Auto);
   /// x = kron(As, I_d)^{-1} b for interleaved vectors of size n*d (x may not alias b).
-  /// `scratch` holds n*d doubles; with it a solve allocates nothing (either backend), and
-  /// concurrent solves with separate scratch buffers are safe.
+  /// `scratch` holds scratch_size() doubles; with it a solve allocates nothing (either
+  /// backend), and concurrent solves with separate scratch buffers are safe.
   void solve(const double* b, double* x, double* scratch) const;
   Index size() const { return n_ * d_; }
+  /// Doubles a solve's scratch buffer needs: n*d, or 4n for d = 3 (each vertex's coordinates
+  /// padded to one 4-lane register).
+  Index scratch_size() const;
   /// Entries stored for the factor of As (strict lower part plus diagonal).
   Index factor_entries() const;
   CholeskyBackend backend() const { return used_; }
