@@ -56,7 +56,9 @@ void elastic_rhs(const ArapElements& el, const double* __restrict R, const doubl
 }
 
 /// Batches [k0, k1) of the fused 3D local step: F = G x in lanes, the 8 rotations, and each
-/// element's vertex contributions mu vol_e R_e grad(phi_a) into work ([k][a][r][lane]).
+/// element's vertex contributions mu vol_e R_e grad(phi_a) into work ([k][a][lane][r]: the
+/// three components of one contribution side by side, so the gather reads one cache line for
+/// each, not three).
 void rotated_batches(const ArapElements& el, const double* __restrict x, double* __restrict work, Index k0, Index k1) {
   using simd::load8;
   using simd::store8;
@@ -88,8 +90,15 @@ void rotated_batches(const ArapElements& el, const double* __restrict x, double*
     double* __restrict out = work + k * 96;
     for (int a = 0; a < 4; ++a) {
       const Vec8 g0 = load8(g + (a * 3) * 8), g1 = load8(g + (a * 3 + 1) * 8), g2 = load8(g + (a * 3 + 2) * 8);
-      for (int i = 0; i < 3; ++i)
-        store8(out + (a * 3 + i) * 8, (r[i * 3] * g0 + r[i * 3 + 1] * g1 + r[i * 3 + 2] * g2) * mu);
+      Vec8 c[3];
+      for (int i = 0; i < 3; ++i) c[i] = (r[i * 3] * g0 + r[i * 3 + 1] * g1 + r[i * 3 + 2] * g2) * mu;
+      // Lanes x components -> components within lanes: (c0[0] c1[0] c2[0] c0[1] ...), 24 doubles.
+      const Vec8 ab0 = __builtin_shufflevector(c[0], c[1], 0, 8, 0, 1, 9, 1, 2, 10);
+      const Vec8 ab1 = __builtin_shufflevector(c[0], c[1], 0, 3, 11, 0, 4, 12, 0, 5);
+      const Vec8 ab2 = __builtin_shufflevector(c[0], c[1], 13, 0, 6, 14, 0, 7, 15, 0);
+      store8(out + a * 24, __builtin_shufflevector(ab0, c[2], 0, 1, 8, 3, 4, 9, 6, 7));
+      store8(out + a * 24 + 8, __builtin_shufflevector(ab1, c[2], 10, 1, 2, 11, 4, 5, 12, 7));
+      store8(out + a * 24 + 16, __builtin_shufflevector(ab2, c[2], 0, 13, 2, 3, 14, 5, 6, 15));
     }
   }
 }
@@ -104,8 +113,8 @@ void gather_contributions(const ArapElements& el, const double* __restrict work,
     for (int p = ptr[v]; p < ptr[v + 1]; ++p) {
       const double* c = work + lane[p];
       a0 += c[0];
-      a1 += c[8];
-      a2 += c[16];
+      a1 += c[1];
+      a2 += c[2];
     }
     b[v * 3] = a0;
     b[v * 3 + 1] = a1;
@@ -185,7 +194,7 @@ ArapElements arap_elements(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref
       for (Index e = 0; e < T.rows(); ++e)
         for (int a = 0; a < nv; ++a)
           el.incidence_lane[static_cast<std::size_t>(fill[static_cast<std::size_t>(T(e, a))]++)] =
-              static_cast<int>((e / 8) * 96 + a * 24 + e % 8);
+              static_cast<int>((e / 8) * 96 + a * 24 + (e % 8) * 3);
     }
     return el;
   });
