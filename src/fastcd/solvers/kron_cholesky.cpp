@@ -210,52 +210,75 @@ FASTCD_SCALAR_LOOPS void ldlt_solve(const KronCholesky::Impl& m, Index n, double
     for (int c = 0; c < D; ++c) x[i * D + c] = y[perm[i] * D + c];
 }
 
-/// ldlt_solve for d = 3 with every vertex's three coordinates in one 4-lane register (the fourth
-/// lane 0): y holds 4n doubles. Each factor entry then costs one load, one FMA (and in the
-/// column pass one store) instead of three; lane for lane the arithmetic is ldlt_solve<3>'s.
-using V4 = double __attribute__((vector_size(32)));
-inline V4 load4(const double* p) {
-  V4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store4(double* p, V4 v) { std::memcpy(p, &v, sizeof v); }
-inline V4 splat4(double a) { return V4{a, a, a, a}; }
+/// ldlt_solve for d = 2 and 3 with every vertex's coordinates in one register of W = 2 or 4
+/// lanes (d = 3: the fourth lane 0): y holds W n doubles. Each factor entry then costs one load,
+/// one FMA (and in the column pass one store) instead of d; lane for lane the arithmetic is
+/// ldlt_solve<d>'s.
+template <int W>
+struct Lanes;
+template <>
+struct Lanes<2> {
+  using type = double __attribute__((vector_size(16)));
+};
+template <>
+struct Lanes<4> {
+  using type = double __attribute__((vector_size(32)));
+};
 
-FASTCD_SCALAR_LOOPS inline V4 sparse_dot4(const double* __restrict a, const int* __restrict idx, int p0, int p1,
-                                          const double* __restrict y) {
-  V4 acc[4] = {};
-  int p = p0;
-  for (; p + 4 <= p1; p += 4)
-    for (int u = 0; u < 4; ++u) acc[u] += splat4(a[p + u]) * load4(y + 4 * idx[p + u]);
-  for (; p < p1; ++p) acc[0] += splat4(a[p]) * load4(y + 4 * idx[p]);
-  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
-
-FASTCD_SCALAR_LOOPS void ldlt_solve4(const KronCholesky::Impl& m, Index n, double* __restrict y,
-                                     const double* __restrict b, double* __restrict x) {
-  const int* __restrict perm = m.perm.data();
-  const double* __restrict Dinv = m.Dinv.data();
-  const int* __restrict Lp = m.Lp.data();
-  const int* __restrict Li = m.Li.data();
-  const double* __restrict Lx = m.Lx.data();
-  for (Index i = 0; i < n; ++i) store4(y + 4 * perm[i], V4{b[3 * i], b[3 * i + 1], b[3 * i + 2], 0.0});
-  if (!m.Rp.empty()) {
-    for (Index i = 0; i < n; ++i)  // L y = y by rows
-      store4(y + 4 * i, load4(y + 4 * i) - sparse_dot4(m.Rx.data(), m.Ri.data(), m.Rp[static_cast<std::size_t>(i)],
-                                                       m.Rp[static_cast<std::size_t>(i) + 1], y));
-  } else {
-    for (Index j = 0; j < n; ++j) {  // L y = y by columns
-      const V4 yj = load4(y + 4 * j);
-      for (int p = Lp[j]; p < Lp[j + 1]; ++p) store4(y + 4 * Li[p], load4(y + 4 * Li[p]) - splat4(Lx[p]) * yj);
-    }
+template <int D, int W = (D == 3 ? 4 : D)>
+struct LaneSolve {
+  using V = typename Lanes<W>::type;
+  static V load(const double* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
   }
-  for (Index j = n - 1; j >= 0; --j)  // y /= D, and L^T y = y by columns of L
-    store4(y + 4 * j, load4(y + 4 * j) * splat4(Dinv[j]) -
-                          sparse_dot4(Lx, Li, Lp[static_cast<std::size_t>(j)], Lp[static_cast<std::size_t>(j) + 1], y));
-  for (Index i = 0; i < n; ++i)
-    for (int c = 0; c < 3; ++c) x[i * 3 + c] = y[4 * perm[i] + c];
-}
+  static void store(double* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static V splat(double a) {
+    V v = {};
+    for (int c = 0; c < W; ++c) v[c] = a;
+    return v;
+  }
+
+  FASTCD_SCALAR_LOOPS static V dot(const double* __restrict a, const int* __restrict idx, int p0, int p1,
+                                   const double* __restrict y) {
+    V acc[4] = {};
+    int p = p0;
+    for (; p + 4 <= p1; p += 4)
+      for (int u = 0; u < 4; ++u) acc[u] += splat(a[p + u]) * load(y + W * idx[p + u]);
+    for (; p < p1; ++p) acc[0] += splat(a[p]) * load(y + W * idx[p]);
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  }
+
+  FASTCD_SCALAR_LOOPS static void solve(const KronCholesky::Impl& m, Index n, double* __restrict y,
+                                        const double* __restrict b, double* __restrict x) {
+    const int* __restrict perm = m.perm.data();
+    const double* __restrict Dinv = m.Dinv.data();
+    const int* __restrict Lp = m.Lp.data();
+    const int* __restrict Li = m.Li.data();
+    const double* __restrict Lx = m.Lx.data();
+    for (Index i = 0; i < n; ++i) {
+      V v = {};
+      for (int c = 0; c < D; ++c) v[c] = b[i * D + c];
+      store(y + W * perm[i], v);
+    }
+    if (!m.Rp.empty()) {
+      for (Index i = 0; i < n; ++i)  // L y = y by rows
+        store(y + W * i, load(y + W * i) - dot(m.Rx.data(), m.Ri.data(), m.Rp[static_cast<std::size_t>(i)],
+                                               m.Rp[static_cast<std::size_t>(i) + 1], y));
+    } else {
+      for (Index j = 0; j < n; ++j) {  // L y = y by columns
+        const V yj = load(y + W * j);
+        for (int p = Lp[j]; p < Lp[j + 1]; ++p) store(y + W * Li[p], load(y + W * Li[p]) - splat(Lx[p]) * yj);
+      }
+    }
+    for (Index j = n - 1; j >= 0; --j)  // y /= D, and L^T y = y by columns of L
+      store(y + W * j, load(y + W * j) * splat(Dinv[j]) -
+                           dot(Lx, Li, Lp[static_cast<std::size_t>(j)], Lp[static_cast<std::size_t>(j) + 1], y));
+    for (Index i = 0; i < n; ++i)
+      for (int c = 0; c < D; ++c) x[i * D + c] = y[W * perm[i] + c];
+  }
+};
 #undef FASTCD_SCALAR_LOOPS
 }  // namespace
 
@@ -273,10 +296,10 @@ void KronCholesky::solve(const double* b, double* x, double* scratch) const {
       ldlt_solve<1>(m, n_, scratch, b, x);
       break;
     case 2:
-      ldlt_solve<2>(m, n_, scratch, b, x);
+      LaneSolve<2>::solve(m, n_, scratch, b, x);
       break;
     case 3:
-      ldlt_solve4(m, n_, scratch, b, x);
+      LaneSolve<3>::solve(m, n_, scratch, b, x);
       break;
     default:
       FASTCD_CHECK(false, "only d in {1, 2, 3} is supported, got ", d_);
