@@ -392,14 +392,11 @@ double FullCD::energy(const Eigen::Ref<const VectorXd>& s_c, const Eigen::Ref<co
 std::size_t FullCD::memory_bytes() const {
   if (!f_) return 0;
   const Factors& f = *f_;
-  // The factor: L by columns and by rows (value + index each).
-  const std::size_t per_entry = 24;
   return bytes_of(J_) + bytes_of(p0_) + bytes_of(f.op.G) + bytes_of(f.op.L) + bytes_of(f.op.Mv) + bytes_of(f.op.AMue) +
          bytes_of(f.op.AMu) + bytes_of(f.op.vol) + bytes_of(f.op.mu_vol) + bytes_of(f.D) + bytes_of(f.Hs) +
          bytes_of(f.arap) + bytes_of(f.f_ext) + bytes_of(Y_) + bytes_of(Bs8_) + bytes_of(constraint_.basis_scalar) +
          bytes_of(constraint_.C) + bytes_of(constraint_.basis) +
-         sizeof(double) * static_cast<std::size_t>(schur_.matrixLLT().size()) +
-         per_entry * static_cast<std::size_t>(f.H_factor.factor_entries());
+         sizeof(double) * static_cast<std::size_t>(schur_.matrixLLT().size()) + f.H_factor.memory_bytes();
 }
 
 }  // namespace fastcd

@@ -284,6 +284,12 @@ struct LaneSolve {
 
 Index KronCholesky::scratch_size() const { return d_ == 3 ? 4 * n_ : n_ * d_; }
 
+std::size_t KronCholesky::memory_bytes() const {
+  const Impl& m = *impl_;
+  return sizeof(int) * (m.Lp.size() + m.Li.size() + m.Rp.size() + m.Ri.size() + m.perm.size()) +
+         sizeof(double) * (m.Lx.size() + m.Rx.size() + m.Dinv.size());
+}
+
 Index KronCholesky::factor_entries() const {
   const Impl& m = *impl_;
   return static_cast<Index>(m.Lx.size()) + n_;

@@ -5,6 +5,7 @@
 // system H = L + M/h^2 equals kron(Hs, I_dim) on interleaved DOFs. Factoring the scalar Hs
 // (#V x #V instead of #V*dim) cuts the factorisation cost and memory by dim^2 or more, and the
 // solve streams the factor once for all dim coordinates.
+#include <cstddef>
 #include <memory>
 
 #include "fastcd/common/types.hpp"
@@ -40,6 +41,9 @@ class KronCholesky {
   Index scratch_size() const;
   /// Entries stored for the factor of As (strict lower part plus diagonal).
   Index factor_entries() const;
+  /// Bytes held by the factor (its values, indices, permutation and, for small factors, the
+  /// row-wise copy).
+  std::size_t memory_bytes() const;
   CholeskyBackend backend() const { return used_; }
 
   struct Impl;  ///< the factor (opaque; defined in kron_cholesky.cpp)
