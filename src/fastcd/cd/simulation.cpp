@@ -253,7 +253,8 @@ std::size_t Simulation::memory_bytes() const {
   const std::size_t ws =
       vector_bytes({&full_ws_.Jp, &full_ws_.yhat, &full_ws_.b0, &full_ws_.x, &full_ws_.F, &full_ws_.R, &full_ws_.b,
                     &full_ws_.u_prev, &full_ws_.lambda, &full_ws_.scratch, &full_ws_.s_next, &fast_ws_.q, &fast_ws_.z0,
-                    &fast_ws_.F0, &fast_ws_.F, &fast_ws_.r, &fast_ws_.zprev, &fast_ws_.s_next});
+                    &fast_ws_.F0, &fast_ws_.F, &fast_ws_.r, &fast_ws_.zprev, &fast_ws_.g, &fast_ws_.s_next}) +
+      sizeof(float) * static_cast<std::size_t>(fast_ws_.Vf.size() + fast_ws_.rf.size());
   return solver + state + ws;
 }
 
