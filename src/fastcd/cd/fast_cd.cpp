@@ -655,6 +655,17 @@ void tile_rotations(const double* Fb, Index count, double* Rb) {
   }
 }
 
+/// tile_rotations of two tiles at once (3D: their Newton iterations interleaved).
+template <int dim>
+void tile_pair_rotations(const double* Fb0, Index count0, const double* Fb1, Index count1, double* Rb0, double* Rb1) {
+  if constexpr (dim == 3) {
+    detail::closest_rotations_3x3_lanes2(Fb0, static_cast<int>(count0), Fb1, static_cast<int>(count1), Rb0, Rb1);
+  } else {
+    tile_rotations<dim>(Fb0, count0, Rb0);
+    tile_rotations<dim>(Fb1, count1, Rb1);
+  }
+}
+
 template <int dim>
 void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const Eigen::Ref<const VectorXd>& z_dot,
              const Eigen::Ref<const VectorXd>& p, const Eigen::Ref<const VectorXd>& p_dot,
@@ -752,8 +763,8 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
         const float* Pu = sys.Pf.data() + t / 2 * mt * dim * 16;
         if (t + 1 < tiles) {
           tile_pair_forward<dim, 16>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), F1);
-          tile_rotations<dim>(ws.F.data(), 8, ws.r.data() + t * rt * dim);
-          tile_rotations<dim>(F1, std::min<Index>(8, c - 8 * (t + 1)), ws.r.data() + (t + 1) * rt * dim);
+          tile_pair_rotations<dim>(ws.F.data(), 8, F1, std::min<Index>(8, c - 8 * (t + 1)), ws.r.data() + t * rt * dim,
+                                   ws.r.data() + (t + 1) * rt * dim);
         } else {
           tile_pair_forward<dim, 8>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), nullptr);
           tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
@@ -762,7 +773,15 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
       for (Index k = 0; k < nrp * dim; ++k) ws.rf[k] = static_cast<float>(ws.r[k]);
       rows_transpose_product<float, dim>(sys.Prowf.data(), sys.mt16, mt, nrp, ws.rf.data(), C0, V);
     } else {
-      for (Index t = 0; t < tiles; ++t) {
+      double* F1 = ws.F.data() + rt * dim;
+      Index t = 0;
+      for (; t + 1 < tiles; t += 2) {  // two tiles' F, then their rotations side by side
+        tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
+        tile_forward<dim>(sys.Ptile.data() + (t + 1) * rt * mt, mt, V, ws.F0.data() + (t + 1) * rt, nrp, F1);
+        tile_pair_rotations<dim>(ws.F.data(), 8, F1, std::min<Index>(8, c - 8 * (t + 1)), ws.r.data() + t * rt * dim,
+                                 ws.r.data() + (t + 1) * rt * dim);
+      }
+      if (t < tiles) {
         tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
         tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
       }

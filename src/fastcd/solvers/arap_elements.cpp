@@ -63,7 +63,8 @@ void rotated_batches(const ArapElements& el, const double* __restrict x, double*
   using simd::load8;
   using simd::store8;
   using simd::Vec8;
-  for (Index k = k0; k < k1; ++k) {
+  // Batch k's F = G x, lane-wise (F(r, c) in register 3r + c), into Fk.
+  const auto deformation_batch = [&](Index k, double* __restrict Fk) {
     const int* __restrict vert = el.lane_vertices.data() + k * 32;
     const double* __restrict g = el.lane_grads.data() + k * 96;
     Vec8 f[9];
@@ -81,11 +82,13 @@ void rotated_batches(const ArapElements& el, const double* __restrict x, double*
         for (int r = 0; r < 3; ++r) f[r * 3 + c] += xa[r] * gc;
       }
     }
-    alignas(64) double F[72], R[72];
-    for (int q = 0; q < 9; ++q) store8(F + q * 8, f[q]);
-    detail::closest_rotations_3x3_lanes(F, static_cast<int>(std::min<Index>(8, el.num_elements - 8 * k)), R);
+    for (int q = 0; q < 9; ++q) store8(Fk + q * 8, f[q]);
+  };
+  // Batch k's contributions mu vol_e R_e grad(phi_a) from its rotations Rk.
+  const auto contributions = [&](Index k, const double* __restrict Rk) {
+    const double* __restrict g = el.lane_grads.data() + k * 96;
     Vec8 r[9];
-    for (int q = 0; q < 9; ++q) r[q] = load8(R + q * 8);
+    for (int q = 0; q < 9; ++q) r[q] = load8(Rk + q * 8);
     const Vec8 mu = load8(el.lane_mu_vol.data() + k * 8);
     double* __restrict out = work + k * 96;
     for (int a = 0; a < 4; ++a) {
@@ -100,6 +103,21 @@ void rotated_batches(const ArapElements& el, const double* __restrict x, double*
       store8(out + a * 24 + 8, __builtin_shufflevector(ab1, c[2], 10, 1, 2, 11, 4, 5, 12, 7));
       store8(out + a * 24 + 16, __builtin_shufflevector(ab2, c[2], 0, 13, 2, 3, 14, 5, 6, 15));
     }
+  };
+  const auto lanes = [&](Index k) { return static_cast<int>(std::min<Index>(8, el.num_elements - 8 * k)); };
+  alignas(64) double F[2][72], R[2][72];
+  Index k = k0;
+  for (; k + 1 < k1; k += 2) {  // two batches: their rotations' Newton iterations side by side
+    deformation_batch(k, F[0]);
+    deformation_batch(k + 1, F[1]);
+    detail::closest_rotations_3x3_lanes2(F[0], lanes(k), F[1], lanes(k + 1), R[0], R[1]);
+    contributions(k, R[0]);
+    contributions(k + 1, R[1]);
+  }
+  if (k < k1) {
+    deformation_batch(k, F[0]);
+    detail::closest_rotations_3x3_lanes(F[0], lanes(k), R[0]);
+    contributions(k, R[0]);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/simd.hpp"
@@ -219,13 +220,14 @@ struct Adjugate4 {
   }
 };
 
-/// The algorithm of closest_rotation_3x3 on 8 matrices in SIMD lanes (f[3i + j] holds entry
-/// (i, j) of every lane's matrix): Horn's matrix N, Newton on det(N - l I) from sqrt(3)|F|
-/// (each lane stops where the scalar code would), the eigenvector as the column of
-/// adj(N - l I) with the largest diagonal entry. Returns the lanes the scalar kernel would
-/// refuse (zero or non-finite F, relative gap below 1e-3): their r is meaningless and the
-/// caller redoes them with closest_rotation<3> (SVD).
-Mask8 rotation_lanes(const Vec8 (&f)[9], Vec8 (&r)[9]) {
+/// rotation_lanes in three phases, so that two batches can run their Newton iterations side by
+/// side (two independent chains of dependent divisions: the loop is latency-bound).
+struct NewtonLanes {
+  Vec8 c2, c1, cdet, scale, tol, lam;
+  Mask8 usable, active;
+};
+
+NewtonLanes newton_setup(const Vec8 (&f)[9]) {
   using simd::splat8;
   const Vec8 &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
              &Szz = f[8];
@@ -234,22 +236,35 @@ Mask8 rotation_lanes(const Vec8 (&f)[9], Vec8 (&r)[9]) {
   const Vec8 N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
              N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
   const Vec8 detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);
-  const Vec8 c2 = -2.0 * n2, c1 = -8.0 * detF;
-  const Vec8 cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
-  const Vec8 scale = simd::sqrt8(3.0 * n2);
-  const Mask8 usable = (n2 > splat8(0.0)) & simd::finite8(n2);
-  Vec8 lam = scale;
-  Mask8 active = usable;  // lanes still iterating
-  const Vec8 tol = 1e-15 * scale;
-  for (int it = 0; it < 60 && simd::any(active); ++it) {
-    const Vec8 l2 = lam * lam;
-    const Vec8 p = (l2 + c2) * l2 + c1 * lam + cdet;
-    const Vec8 dp = 4.0 * l2 * lam + 2.0 * c2 * lam + c1;
-    const Mask8 moving = active & (dp > splat8(0.0));  // at (or past) a multiple root: stop
-    const Vec8 step = p / dp;
-    lam = simd::select(moving, lam - step, lam);
-    active = moving & (simd::abs8(step) > tol);
-  }
+  NewtonLanes s;
+  s.c2 = -2.0 * n2;
+  s.c1 = -8.0 * detF;
+  s.cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
+  s.scale = simd::sqrt8(3.0 * n2);
+  s.usable = (n2 > splat8(0.0)) & simd::finite8(n2);
+  s.lam = s.scale;
+  s.active = s.usable;  // lanes still iterating
+  s.tol = 1e-15 * s.scale;
+  return s;
+}
+
+/// One Newton step on det(N - l I) for the lanes still iterating (a stopped lane never moves).
+inline void newton_step(NewtonLanes& s) {
+  const Vec8 l2 = s.lam * s.lam;
+  const Vec8 p = (l2 + s.c2) * l2 + s.c1 * s.lam + s.cdet;
+  const Vec8 dp = 4.0 * l2 * s.lam + 2.0 * s.c2 * s.lam + s.c1;
+  const Mask8 moving = s.active & (dp > simd::splat8(0.0));  // at (or past) a multiple root: stop
+  const Vec8 step = p / dp;
+  s.lam = simd::select(moving, s.lam - step, s.lam);
+  s.active = moving & (simd::abs8(step) > s.tol);
+}
+
+Mask8 rotation_finish(const Vec8 (&f)[9], const NewtonLanes& s, Vec8 (&r)[9]) {
+  const Vec8 &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
+             &Szz = f[8];
+  const Vec8 N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
+             N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
+  const Vec8 lam = s.lam;
   const Adjugate4 adj(N00 - lam, N01, N02, N03, N11 - lam, N12, N13, N22 - lam, N23, N33 - lam, true);
   Vec8 best = simd::abs8(adj.b[0][0]), q[4] = {adj.b[0][0], adj.b[1][0], adj.b[2][0], adj.b[3][0]};
   for (int k = 1; k < 4; ++k) {
@@ -258,11 +273,36 @@ Mask8 rotation_lanes(const Vec8 (&f)[9], Vec8 (&r)[9]) {
     best = simd::select(better, cand, best);
     for (int j = 0; j < 4; ++j) q[j] = simd::select(better, adj.b[j][k], q[j]);
   }
-  const Mask8 good = usable & (best > 1e-3 * scale * scale * scale);
+  const Mask8 good = s.usable & (best > 1e-3 * s.scale * s.scale * s.scale);
   const Vec8 qq = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
   const Vec8 inv = 1.0 / simd::sqrt8(qq);
   quaternion_rotation(q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv, r);
   return ~good;
+}
+
+/// The algorithm of closest_rotation_3x3 on 8 matrices in SIMD lanes (f[3i + j] holds entry
+/// (i, j) of every lane's matrix): Horn's matrix N, Newton on det(N - l I) from sqrt(3)|F|
+/// (each lane stops where the scalar code would), the eigenvector as the column of
+/// adj(N - l I) with the largest diagonal entry. Returns the lanes the scalar kernel would
+/// refuse (zero or non-finite F, relative gap below 1e-3): their r is meaningless and the
+/// caller redoes them with closest_rotation<3> (SVD).
+Mask8 rotation_lanes(const Vec8 (&f)[9], Vec8 (&r)[9]) {
+  NewtonLanes s = newton_setup(f);
+  for (int it = 0; it < 60 && simd::any(s.active); ++it) newton_step(s);
+  return rotation_finish(f, s, r);
+}
+
+/// rotation_lanes of two batches, their Newton iterations interleaved: lane for lane the same
+/// arithmetic (a batch that has stopped takes masked steps that leave it unchanged).
+void rotation_lanes2(const Vec8 (&f0)[9], const Vec8 (&f1)[9], Vec8 (&r0)[9], Vec8 (&r1)[9], Mask8& refused0,
+                     Mask8& refused1) {
+  NewtonLanes s0 = newton_setup(f0), s1 = newton_setup(f1);
+  for (int it = 0; it < 60 && simd::any(s0.active | s1.active); ++it) {
+    newton_step(s0);
+    newton_step(s1);
+  }
+  refused0 = rotation_finish(f0, s0, r0);
+  refused1 = rotation_finish(f1, s1, r1);
 }
 
 /// closest_rotation<3> of lane l's matrix (the SVD fallback of rotation_lanes).
@@ -311,6 +351,34 @@ void closest_rotations_3x3_lanes(const double* F, int count, double* R) {
     double rl[9];
     fallback_lane(f, l, rl);
     for (int k = 0; k < 9; ++k) R[k * kLanes + l] = rl[k];
+  }
+}
+
+void closest_rotations_3x3_lanes2(const double* F0, int count0, const double* F1, int count1, double* R0, double* R1) {
+  Vec8 f0[9], f1[9], r0[9], r1[9];
+  for (int k = 0; k < 9; ++k) {
+    f0[k] = simd::load8(F0 + k * kLanes);
+    f1[k] = simd::load8(F1 + k * kLanes);
+  }
+  for (int l = count0; l < kLanes; ++l)  // padding: identity
+    for (int k = 0; k < 9; ++k) f0[k][l] = (k % 4 == 0) ? 1.0 : 0.0;
+  for (int l = count1; l < kLanes; ++l)
+    for (int k = 0; k < 9; ++k) f1[k][l] = (k % 4 == 0) ? 1.0 : 0.0;
+  Mask8 refused0, refused1;
+  rotation_lanes2(f0, f1, r0, r1, refused0, refused1);
+  for (int k = 0; k < 9; ++k) {
+    simd::store8(R0 + k * kLanes, r0[k]);
+    simd::store8(R1 + k * kLanes, r1[k]);
+  }
+  for (const auto& [f, refused, count, R] :
+       {std::tuple{&f0, refused0, count0, R0}, std::tuple{&f1, refused1, count1, R1}}) {
+    if (!simd::any(refused)) continue;
+    for (int l = 0; l < count; ++l) {
+      if (!refused[l]) continue;
+      double rl[9];
+      fallback_lane(*f, l, rl);
+      for (int k = 0; k < 9; ++k) R[k * kLanes + l] = rl[k];
+    }
   }
 }
 

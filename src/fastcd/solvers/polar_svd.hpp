@@ -61,6 +61,10 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
 /// The same for up to 8 matrices stored lane-wise: entry (i, j) of matrix l at F[(3i + j)*8 + l]
 /// (8 x 9 doubles), rotations written likewise to R; lanes count..7 of R are the identity.
 void closest_rotations_3x3_lanes(const double* F, int count, double* R);
+
+/// closest_rotations_3x3_lanes on two batches at once (their Newton iterations interleaved: two
+/// independent latency chains), with results identical to two separate calls.
+void closest_rotations_3x3_lanes2(const double* F0, int count0, const double* F1, int count1, double* R0, double* R1);
 }  // namespace detail
 
 }  // namespace fastcd
