@@ -3,7 +3,6 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -553,8 +552,7 @@ void rows_block(const S* __restrict Prow, Index ld, Index mt, Index nrp, const S
       Vs rb[dim];
       for (int i = 0; i < dim; ++i) rb[i] = splat(Rt[i * rt]);
       for (int b = 0; b < NB; ++b) {
-        Vs a;
-        std::memcpy(&a, p + L * b, sizeof a);
+        const Vs a = simd::load<Vs>(p + L * b);
         for (int i = 0; i < dim; ++i) acc[i][b] += a * rb[i];
       }
     }
@@ -581,25 +579,11 @@ void rows_transpose_product(const S* Prow, Index ld, Index mt, Index nrp, const 
 // ---- Precision::Mixed: F in single precision.
 
 template <class V>
-V load_v(const float* p) {
-  V v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <class V>
 V splat_v(float x) {
   if constexpr (std::is_same_v<V, Vec16f>)
     return splat(x);
   else
     return splat_half(x);
-}
-template <class V>
-void pin_v(V& v) {
-#if defined(__GNUC__) && defined(__AVX512F__)
-  asm("" : "+v"(v));
-#else
-  (void)v;
-#endif
 }
 
 /// F of the tile pair starting at Pu (layout of Impl::Pf), in single precision: the tiles'
@@ -617,8 +601,8 @@ void tile_pair_forward(const float* __restrict Pu, Index mt, const float* __rest
   for (Index k = 0; k < mt; ++k) {
     V a[dim];
     for (int b = 0; b < dim; ++b) {
-      a[b] = load_v<V>(Pu + (k * dim + b) * 16);
-      pin_v(a[b]);
+      a[b] = simd::load<V>(Pu + (k * dim + b) * 16);
+      simd::pin(a[b]);
     }
     for (int i = 0; i < dim; ++i) {
       const V v = splat_v<V>(Vf[k * dim + i]);
@@ -754,37 +738,38 @@ void iterate(const FastCD::Impl& sys, const Eigen::Ref<const VectorXd>& z, const
     ws.Vf.resize(mt * dim);
     ws.rf.resize(nrp * dim);
   }
+  // F of two tiles (or of the last, odd one) into ws.F and F1, in the iteration's precision.
+  double* F1 = ws.F.data() + rt * dim;
+  const auto forward = [&](Index t, bool pair) {
+    if (mixed) {
+      const float* Pu = sys.Pf.data() + t / 2 * mt * dim * 16;
+      if (pair)
+        tile_pair_forward<dim, 16>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), F1);
+      else
+        tile_pair_forward<dim, 8>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), nullptr);
+      return;
+    }
+    tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
+    if (pair) tile_forward<dim>(sys.Ptile.data() + (t + 1) * rt * mt, mt, V, ws.F0.data() + (t + 1) * rt, nrp, F1);
+  };
   for (int it = 0; it < iters; ++it) {
     if ((it & 255) == 255) detail::throw_if_cancelled("a fast step");
-    if (mixed) {
+    if (mixed)
       for (Index k = 0; k < mt * dim; ++k) ws.Vf[k] = static_cast<float>(V[k]);
-      double* F1 = ws.F.data() + rt * dim;
-      for (Index t = 0; t < tiles; t += 2) {
-        const float* Pu = sys.Pf.data() + t / 2 * mt * dim * 16;
-        if (t + 1 < tiles) {
-          tile_pair_forward<dim, 16>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), F1);
-          tile_pair_rotations<dim>(ws.F.data(), 8, F1, std::min<Index>(8, c - 8 * (t + 1)), ws.r.data() + t * rt * dim,
-                                   ws.r.data() + (t + 1) * rt * dim);
-        } else {
-          tile_pair_forward<dim, 8>(Pu, mt, ws.Vf.data(), ws.F0.data() + t * rt, nrp, ws.F.data(), nullptr);
-          tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
-        }
-      }
+    Index t = 0;
+    for (; t + 1 < tiles; t += 2) {  // two tiles' F, then their rotations side by side
+      forward(t, true);
+      tile_pair_rotations<dim>(ws.F.data(), 8, F1, std::min<Index>(8, c - 8 * (t + 1)), ws.r.data() + t * rt * dim,
+                               ws.r.data() + (t + 1) * rt * dim);
+    }
+    if (t < tiles) {
+      forward(t, false);
+      tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
+    }
+    if (mixed) {
       for (Index k = 0; k < nrp * dim; ++k) ws.rf[k] = static_cast<float>(ws.r[k]);
       rows_transpose_product<float, dim>(sys.Prowf.data(), sys.mt16, mt, nrp, ws.rf.data(), C0, V);
     } else {
-      double* F1 = ws.F.data() + rt * dim;
-      Index t = 0;
-      for (; t + 1 < tiles; t += 2) {  // two tiles' F, then their rotations side by side
-        tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
-        tile_forward<dim>(sys.Ptile.data() + (t + 1) * rt * mt, mt, V, ws.F0.data() + (t + 1) * rt, nrp, F1);
-        tile_pair_rotations<dim>(ws.F.data(), 8, F1, std::min<Index>(8, c - 8 * (t + 1)), ws.r.data() + t * rt * dim,
-                                 ws.r.data() + (t + 1) * rt * dim);
-      }
-      if (t < tiles) {
-        tile_forward<dim>(sys.Ptile.data() + t * rt * mt, mt, V, ws.F0.data() + t * rt, nrp, ws.F.data());
-        tile_rotations<dim>(ws.F.data(), std::min<Index>(8, c - 8 * t), ws.r.data() + t * rt * dim);
-      }
       rows_transpose_product<double, dim>(sys.Prow.data(), sys.Prow.rows(), mt, nrp, ws.r.data(), C0, V);
     }
     if (check) {

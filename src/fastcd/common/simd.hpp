@@ -51,9 +51,23 @@ inline double hsum(Vec8 v) {
 /// Lanes holding a finite number.
 inline Mask8 finite8(Vec8 v) { return abs8(v) <= splat8(1.7976931348623157e308); }
 
-/// Keeps v in a register: the compiler would otherwise fold its load into every instruction
-/// that uses it, and in load-bound loops the loads, not the arithmetic, set the pace.
-inline void pin(Vec8& v) {
+/// A register of any vector type V read from / written to memory of its scalars (unaligned).
+template <class V, class S>
+inline V load(const S* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V, class S>
+inline void store(S* p, V v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+/// Keeps v (any vector type) in a register: the compiler would otherwise fold its load into
+/// every instruction that uses it, and in load-bound loops the loads, not the arithmetic, set
+/// the pace.
+template <class V>
+inline void pin(V& v) {
 #if defined(__GNUC__) && defined(__AVX512F__)
   asm("" : "+v"(v));
 #else

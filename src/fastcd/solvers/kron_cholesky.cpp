@@ -151,71 +151,24 @@ void KronCholesky::compute(const SparseMatrix& As, Index d, CholeskyBackend back
 }
 
 namespace {
-/// sum_p a[p] y[idx[p]*D + c] for p in [p0, p1), c < D, into s: four independent partial sums
-/// per component (a single running sum is a chain of dependent FMAs, ~4 cycles per entry, and
-/// it set the pace of the whole solve), combined in a fixed order. Not auto-vectorised (here
-/// nor in ldlt_solve, which inlines it): GCC turns the indexed loads into AVX-512 gathers,
-/// slower than scalar loads (measured: 2.7x on the 2D beam's short rows, 15 % on Spot's).
+/// The fused LDL^T solve of kron(As, I_d), with every vertex's d coordinates in one register of
+/// W lanes (W = d, and 4 for d = 3: the fourth lane 0): y holds W n doubles, and each factor
+/// entry costs one load, one FMA (and in the column pass one store) for all d coordinates. Dot
+/// products keep four partial sums (a single running sum is a chain of dependent FMAs, ~4
+/// cycles per entry, and it set the pace of the whole solve), combined in a fixed order. Not
+/// auto-vectorised: GCC turns the indexed loads into AVX-512 gathers, slower than plain loads
+/// (measured: 2.7x on the 2D beam's short rows, 15 % on Spot's).
 #if defined(__GNUC__) && !defined(__clang__)
 #define FASTCD_SCALAR_LOOPS __attribute__((optimize("no-tree-vectorize")))
 #else
 #define FASTCD_SCALAR_LOOPS
 #endif
-template <int D>
-FASTCD_SCALAR_LOOPS inline void sparse_dot(const double* __restrict a, const int* __restrict idx, int p0, int p1,
-                                           const double* __restrict y, double (&s)[D]) {
-  double acc[4][D] = {};
-  int p = p0;
-  for (; p + 4 <= p1; p += 4)
-    for (int u = 0; u < 4; ++u)
-      for (int c = 0; c < D; ++c) acc[u][c] += a[p + u] * y[idx[p + u] * D + c];
-  for (; p < p1; ++p)  // (a fixed accumulator: a variable index would keep acc in memory)
-    for (int c = 0; c < D; ++c) acc[0][c] += a[p] * y[idx[p] * D + c];
-  for (int c = 0; c < D; ++c) s[c] = (acc[0][c] + acc[1][c]) + (acc[2][c] + acc[3][c]);
-}
-
-template <int D>
-FASTCD_SCALAR_LOOPS void ldlt_solve(const KronCholesky::Impl& m, Index n, double* __restrict y,
-                                    const double* __restrict b, double* __restrict x) {
-  const int* __restrict perm = m.perm.data();
-  const double* __restrict Dinv = m.Dinv.data();
-  for (Index i = 0; i < n; ++i)
-    for (int c = 0; c < D; ++c) y[perm[i] * D + c] = b[i * D + c];
-  double s[D];
-  const int* __restrict Lp = m.Lp.data();
-  const int* __restrict Li = m.Li.data();
-  const double* __restrict Lx = m.Lx.data();
-  if (!m.Rp.empty()) {
-    for (Index i = 0; i < n; ++i) {  // L y = y by rows: y_i -= sum_k L_ik y_k
-      sparse_dot<D>(m.Rx.data(), m.Ri.data(), m.Rp[static_cast<std::size_t>(i)], m.Rp[static_cast<std::size_t>(i) + 1],
-                    y, s);
-      for (int c = 0; c < D; ++c) y[i * D + c] -= s[c];
-    }
-  } else {
-    // L y = y by columns (y_k -= L_kj y_j below j): the backward pass then streams the same
-    // copy of L, starting where this one ended (still in cache).
-    for (Index j = 0; j < n; ++j) {
-      double yj[D];
-      for (int c = 0; c < D; ++c) yj[c] = y[j * D + c];
-      for (int p = Lp[j]; p < Lp[j + 1]; ++p)
-        for (int c = 0; c < D; ++c) y[Li[p] * D + c] -= Lx[p] * yj[c];
-    }
-  }
-  for (Index j = n - 1; j >= 0; --j) {  // y /= D, and L^T y = y by columns of L (rows of L^T)
-    sparse_dot<D>(m.Lx.data(), m.Li.data(), m.Lp[static_cast<std::size_t>(j)], m.Lp[static_cast<std::size_t>(j) + 1], y,
-                  s);
-    for (int c = 0; c < D; ++c) y[j * D + c] = y[j * D + c] * Dinv[j] - s[c];
-  }
-  for (Index i = 0; i < n; ++i)
-    for (int c = 0; c < D; ++c) x[i * D + c] = y[perm[i] * D + c];
-}
-
-/// ldlt_solve for d = 2 and 3 with every vertex's coordinates in one register of W = 2 or 4
-/// lanes (d = 3: the fourth lane 0): y holds W n doubles. Each factor entry then costs one load,
-/// one FMA (and in the column pass one store) instead of d; lane for lane the arithmetic is
-/// ldlt_solve<d>'s.
 template <int W>
-struct Lanes;
+struct Lanes;  // (GCC takes no vector_size that depends on a template parameter)
+template <>
+struct Lanes<1> {
+  using type = double __attribute__((vector_size(8)));
+};
 template <>
 struct Lanes<2> {
   using type = double __attribute__((vector_size(16)));
@@ -299,7 +252,7 @@ void KronCholesky::solve(const double* b, double* x, double* scratch) const {
   const Impl& m = *impl_;
   switch (d_) {
     case 1:
-      ldlt_solve<1>(m, n_, scratch, b, x);
+      LaneSolve<1>::solve(m, n_, scratch, b, x);
       break;
     case 2:
       LaneSolve<2>::solve(m, n_, scratch, b, x);

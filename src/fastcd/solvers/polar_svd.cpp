@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/simd.hpp"
@@ -227,19 +226,29 @@ struct NewtonLanes {
   Mask8 usable, active;
 };
 
+/// Horn's symmetric 4x4 matrix N of F (f[3i + j] = F(i, j)), its 10 distinct entries.
+struct Horn {
+  Vec8 n00, n01, n02, n03, n11, n12, n13, n22, n23, n33;
+  explicit Horn(const Vec8 (&f)[9]) {
+    const Vec8 &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
+               &Szz = f[8];
+    n00 = Sxx + Syy + Szz, n01 = Syz - Szy, n02 = Szx - Sxz, n03 = Sxy - Syx, n11 = Sxx - Syy - Szz;
+    n12 = Sxy + Syx, n13 = Szx + Sxz, n22 = -Sxx + Syy - Szz, n23 = Syz + Szy, n33 = -Sxx - Syy + Szz;
+  }
+};
+
 NewtonLanes newton_setup(const Vec8 (&f)[9]) {
   using simd::splat8;
   const Vec8 &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
              &Szz = f[8];
   const Vec8 n2 =
       Sxx * Sxx + Sxy * Sxy + Sxz * Sxz + Syx * Syx + Syy * Syy + Syz * Syz + Szx * Szx + Szy * Szy + Szz * Szz;
-  const Vec8 N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
-             N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
+  const Horn N(f);
   const Vec8 detF = Sxx * (Syy * Szz - Szy * Syz) - Syx * (Sxy * Szz - Szy * Sxz) + Szx * (Sxy * Syz - Syy * Sxz);
   NewtonLanes s;
   s.c2 = -2.0 * n2;
   s.c1 = -8.0 * detF;
-  s.cdet = Adjugate4(N00, N01, N02, N03, N11, N12, N13, N22, N23, N33, false).det;
+  s.cdet = Adjugate4(N.n00, N.n01, N.n02, N.n03, N.n11, N.n12, N.n13, N.n22, N.n23, N.n33, false).det;
   s.scale = simd::sqrt8(3.0 * n2);
   s.usable = (n2 > splat8(0.0)) & simd::finite8(n2);
   s.lam = s.scale;
@@ -260,12 +269,10 @@ inline void newton_step(NewtonLanes& s) {
 }
 
 Mask8 rotation_finish(const Vec8 (&f)[9], const NewtonLanes& s, Vec8 (&r)[9]) {
-  const Vec8 &Sxx = f[0], &Syx = f[1], &Szx = f[2], &Sxy = f[3], &Syy = f[4], &Szy = f[5], &Sxz = f[6], &Syz = f[7],
-             &Szz = f[8];
-  const Vec8 N00 = Sxx + Syy + Szz, N01 = Syz - Szy, N02 = Szx - Sxz, N03 = Sxy - Syx, N11 = Sxx - Syy - Szz,
-             N12 = Sxy + Syx, N13 = Szx + Sxz, N22 = -Sxx + Syy - Szz, N23 = Syz + Szy, N33 = -Sxx - Syy + Szz;
+  const Horn N(f);
   const Vec8 lam = s.lam;
-  const Adjugate4 adj(N00 - lam, N01, N02, N03, N11 - lam, N12, N13, N22 - lam, N23, N33 - lam, true);
+  const Adjugate4 adj(N.n00 - lam, N.n01, N.n02, N.n03, N.n11 - lam, N.n12, N.n13, N.n22 - lam, N.n23, N.n33 - lam,
+                      true);
   Vec8 best = simd::abs8(adj.b[0][0]), q[4] = {adj.b[0][0], adj.b[1][0], adj.b[2][0], adj.b[3][0]};
   for (int k = 1; k < 4; ++k) {
     const Vec8 cand = simd::abs8(adj.b[k][k]);
@@ -338,12 +345,15 @@ void closest_rotations_3x3_strided(const double* F, Index count, Index mat_strid
   }
 }
 
-void closest_rotations_3x3_lanes(const double* F, int count, double* R) {
-  Vec8 f[9], r[9];
+namespace {
+/// A lane-wise batch of `count` matrices, lanes count..7 set to the identity.
+void load_lanes(const double* F, int count, Vec8 (&f)[9]) {
   for (int k = 0; k < 9; ++k) f[k] = simd::load8(F + k * kLanes);
   for (int l = count; l < kLanes; ++l)  // padding: identity
     for (int k = 0; k < 9; ++k) f[k][l] = (k % 4 == 0) ? 1.0 : 0.0;
-  const Mask8 refused = rotation_lanes(f, r);
+}
+/// The batch's rotations into R, the refused lanes redone by the SVD.
+void store_lanes(const Vec8 (&f)[9], const Vec8 (&r)[9], Mask8 refused, int count, double* R) {
   for (int k = 0; k < 9; ++k) simd::store8(R + k * kLanes, r[k]);
   if (!simd::any(refused)) return;
   for (int l = 0; l < count; ++l) {
@@ -353,33 +363,23 @@ void closest_rotations_3x3_lanes(const double* F, int count, double* R) {
     for (int k = 0; k < 9; ++k) R[k * kLanes + l] = rl[k];
   }
 }
+}  // namespace
+
+void closest_rotations_3x3_lanes(const double* F, int count, double* R) {
+  Vec8 f[9], r[9];
+  load_lanes(F, count, f);
+  const Mask8 refused = rotation_lanes(f, r);
+  store_lanes(f, r, refused, count, R);
+}
 
 void closest_rotations_3x3_lanes2(const double* F0, int count0, const double* F1, int count1, double* R0, double* R1) {
   Vec8 f0[9], f1[9], r0[9], r1[9];
-  for (int k = 0; k < 9; ++k) {
-    f0[k] = simd::load8(F0 + k * kLanes);
-    f1[k] = simd::load8(F1 + k * kLanes);
-  }
-  for (int l = count0; l < kLanes; ++l)  // padding: identity
-    for (int k = 0; k < 9; ++k) f0[k][l] = (k % 4 == 0) ? 1.0 : 0.0;
-  for (int l = count1; l < kLanes; ++l)
-    for (int k = 0; k < 9; ++k) f1[k][l] = (k % 4 == 0) ? 1.0 : 0.0;
+  load_lanes(F0, count0, f0);
+  load_lanes(F1, count1, f1);
   Mask8 refused0, refused1;
   rotation_lanes2(f0, f1, r0, r1, refused0, refused1);
-  for (int k = 0; k < 9; ++k) {
-    simd::store8(R0 + k * kLanes, r0[k]);
-    simd::store8(R1 + k * kLanes, r1[k]);
-  }
-  for (const auto& [f, refused, count, R] :
-       {std::tuple{&f0, refused0, count0, R0}, std::tuple{&f1, refused1, count1, R1}}) {
-    if (!simd::any(refused)) continue;
-    for (int l = 0; l < count; ++l) {
-      if (!refused[l]) continue;
-      double rl[9];
-      fallback_lane(*f, l, rl);
-      for (int k = 0; k < 9; ++k) R[k * kLanes + l] = rl[k];
-    }
-  }
+  store_lanes(f0, r0, refused0, count0, R0);
+  store_lanes(f1, r1, refused1, count1, R1);
 }
 
 template <int dim>
