@@ -115,6 +115,14 @@ Case spot_fine_case(const std::string& shared_dir, std::string& why) {
   return c;
 }
 
+/// The case's rig, or tutorial 23's single affine handle when it has none.
+std::shared_ptr<const LinearRig> case_rig(const Case& c, double rho) {
+  if (c.rig.J.size() > 0) return std::make_shared<const LinearRig>(c.rig);
+  const Index dim = c.mesh.X.cols();
+  return std::make_shared<const LinearRig>(
+      affine_handle_rig(c.mesh.X, kron_identity(massmatrix(c.mesh.X, c.mesh.T, rho), dim)));
+}
+
 struct Stats {
   double median = 0, p10 = 0, p90 = 0;
 };
@@ -440,8 +448,7 @@ std::optional<FlatPair> interleaved_flatness(const std::vector<Case>& cases, con
     so.monitor = false;
     so.cd.modes = c->modes;
     so.cd.clusters = c->clusters;
-    const LinearRig rig = affine_handle_rig(c->mesh.X, kron_identity(massmatrix(c->mesh.X, c->mesh.T, so.cd.rho), 2));
-    sims.emplace_back(c->mesh.X, c->mesh.T, std::make_shared<const LinearRig>(rig), so);
+    sims.emplace_back(c->mesh.X, c->mesh.T, case_rig(*c, so.cd.rho), so);
   }
   std::vector<double> us[2];
   int step = 0;
@@ -473,7 +480,6 @@ void print_targets(const std::vector<Result>& rs, const std::optional<FlatPair>&
     std::printf("%-44s %-30s %-14s %s\n", what, meas, ttext, !ttext[0] ? "" : value <= target ? "ok" : "MISSED");
   };
   const Result* fb = find(rs, "fast", "beam-40x5");
-  const Result* fb2 = find(rs, "fast", "beam-180x10");
   const Result* ub = find(rs, "full", "beam-40x5");
   const Result* ub2 = find(rs, "full", "beam-180x10");
   row("fast step, beam 200 verts", fb, fb ? fb->step.median : 0, "us", 5.0, "<= 5 us");
@@ -597,11 +603,8 @@ int run_bench(const BenchSettings& st) {
     CDOptions o;
     o.modes = c.modes;
     o.clusters = c.clusters;
-    const LinearRig rig = c.rig.J.size() > 0
-                              ? c.rig
-                              : affine_handle_rig(c.mesh.X, kron_identity(massmatrix(c.mesh.X, c.mesh.T, o.rho), dim));
     // Fast first: its peak memory is measured before the full-order system exists.
-    auto shared_rig = std::make_shared<const LinearRig>(rig);
+    const auto shared_rig = case_rig(c, o.rho);
     SimulationOptions so;
     so.cd = o;
     so.monitor = false;  // the solver step alone
