@@ -12,12 +12,14 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "fastcd/fastcd.hpp"
 #include "fastcd/geometry/simplex.hpp"
+#include "fastcd/io/input_reference.hpp"
 #include "fastcd/io/parse_util.hpp"
 
 namespace fastcd::cli {
@@ -145,6 +147,7 @@ inline Index count_inverted(const VectorXd& rest, const VectorXd& now) {
 class ObjPassThrough {
  public:
   ObjPassThrough(const Scene& scene, Index rows) : scene_(scene), doc_(read_obj_document(scene.output_obj)) {
+    resolve_references();
     if (static_cast<Index>(doc_.v_lines.size()) != rows) {
       mismatch_ = "the OBJ '" + scene.output_obj + "' has " + std::to_string(doc_.v_lines.size()) +
                   " vertex records, the baked surface " + std::to_string(rows) +
@@ -191,41 +194,123 @@ class ObjPassThrough {
     write_obj_document(path, doc_, V, N, mtllib_prefix);
   }
 
-  /// Copies the input OBJ as rest.obj, and its material libraries and their textures (those
-  /// named by relative paths inside the input's folder) to the same relative places in `stage`.
-  void copy_inputs(const fs::path& stage) const {
-    const fs::path dir = fs::path(scene_.output_obj).parent_path();
-    write_file_contents((stage / "rest.obj").string(), read_regular_file(scene_.output_obj, "fastcd run"),
-                        "fastcd run");
-    for (const auto& lib : doc_.mtllibs) copy_relative(dir, lib, stage, true);
-  }
+  /// One line per reference the input OBJ or its material libraries make that the bake leaves
+  /// out (see resolve_references).
+  const std::vector<std::string>& dropped() const { return dropped_; }
 
- private:
-  // Copies dir/name to stage/name when name is a relative path that stays inside dir (an
-  // absolute or "../" name still resolves from the copy as it did); for a material library,
-  // also the texture maps it names.
-  void copy_relative(const fs::path& dir, const std::string& name, const fs::path& stage, bool is_mtl) const {
-    const fs::path rel = fs::path(name).lexically_normal();
-    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return;
-    const fs::path src = dir / rel;
-    if (!fs::is_regular_file(src)) return;  // read_obj already warned nothing; a missing .mtl is the user's
-    fs::create_directories((stage / rel).parent_path());
-    const std::string bytes = read_regular_file(src.string(), "fastcd run");
-    write_file_contents((stage / rel).string(), bytes, "fastcd run");
-    if (!is_mtl) return;
-    // A texture map's file name is the last token of its statement (options come before it).
-    detail::LineReader reader(bytes, src.string(), "fastcd run", "MTL");
-    std::string_view line;
-    while (reader.next_content(line, '#')) {
-      detail::Tokens tokens(line);
-      std::string_view key, tok, last;
-      tokens.next(key);
-      if (key.rfind("map_", 0) != 0 && key != "bump" && key != "disp" && key != "decal" && key != "refl") continue;
-      while (tokens.next(tok)) last = tok;
-      if (!last.empty()) copy_relative(dir, (rel.parent_path() / std::string(last)).string(), stage, false);
+  /// Writes rest.obj (the input OBJ; without the material libraries that were left out), and
+  /// the material libraries and texture maps that were kept, at the same relative places in
+  /// `stage`, each with at most its source's permission bits.
+  void copy_inputs(const fs::path& stage) const {
+    std::string rest;
+    if (dropped_.empty()) {
+      rest = read_regular_file(scene_.output_obj, "fastcd run");
+    } else {
+      for (const auto& line : doc_.lines) rest += line + '\n';
+    }
+    write_file_contents((stage / "rest.obj").string(), rest, "fastcd run");
+    for (const Copy& c : copies_) {
+      const fs::path dst = stage / c.relative;
+      fs::create_directories(dst.parent_path());
+      write_file_contents(dst.string(), c.bytes, "fastcd run");
+      fs::permissions(dst, fs::status(dst).permissions() & c.permissions, fs::perm_options::replace);
     }
   }
 
+ private:
+  /// A file the bake copies beside its output: its bytes (material libraries without the
+  /// texture lines that were left out) and where it goes.
+  struct Copy {
+    fs::path relative;
+    std::string bytes;
+    fs::perms permissions;
+  };
+
+  // Every file the OBJ names (`mtllib`) and every texture map its material libraries name is
+  // copied only when it follows fastcd's rule for references (input_reference.hpp: a regular
+  // file inside the OBJ's folder, symbolic links resolved first) and its copy would not land on
+  // a file the bake writes itself. Anything else is left out with a line in dropped(): a
+  // material library also from the frames' `mtllib` lines (so no frame refers outside the bake),
+  // a texture map also from the copied library.
+  void resolve_references() {
+    const fs::path dir = fs::path(scene_.output_obj).parent_path();
+    const std::string obj_name = fs::path(scene_.output_obj).filename().string();
+    std::set<std::string> kept_libs;
+    for (const auto& lib : doc_.mtllibs) {
+      const std::string why = admit(dir, lib);
+      if (!why.empty()) {
+        dropped_.push_back("'" + obj_name + "': the material library '" + lib + "' " + why +
+                           "; it is not copied and the baked frames do not name it");
+        continue;
+      }
+      kept_libs.insert(lib);
+      const InputReference ref = resolve_input_reference(dir, lib);
+      Copy copy{fs::path(lib).lexically_normal(), std::string(), fs::status(ref.path).permissions()};
+      // A texture map's file name is the last token of its statement (options come before it),
+      // relative to the library's own folder.
+      const std::string bytes = read_regular_file(ref.path.string(), "fastcd run");
+      std::string_view raw;
+      std::size_t start = 0;
+      while (start < bytes.size()) {
+        std::size_t end = bytes.find('\n', start);
+        end = end == std::string::npos ? bytes.size() : end + 1;
+        raw = std::string_view(bytes).substr(start, end - start);
+        start = end;
+        std::string_view content = raw.substr(0, std::min(raw.find('#'), raw.find_first_of("\r\n")));
+        detail::Tokens tokens(content);
+        std::string_view key, tok, last;
+        tokens.next(key);
+        const bool map = key.rfind("map_", 0) == 0 || key == "bump" || key == "disp" || key == "decal" || key == "refl";
+        while (map && tokens.next(tok)) last = tok;
+        if (map && !last.empty()) {
+          const std::string tex = (copy.relative.parent_path() / std::string(last)).string();
+          const std::string twhy = admit(dir, tex);
+          if (!twhy.empty()) {
+            dropped_.push_back("'" + lib + "': the texture '" + std::string(last) + "' " + twhy +
+                               "; it is not copied and the copied library does not name it");
+            continue;  // the statement is left out of the copy
+          }
+          if (planned_.insert(fs::path(tex).lexically_normal().string()).second) {
+            const InputReference t = resolve_input_reference(dir, tex);
+            copies_.push_back(Copy{fs::path(tex).lexically_normal(), read_regular_file(t.path.string(), "fastcd run"),
+                                   fs::status(t.path).permissions()});
+          }
+        }
+        copy.bytes.append(raw);
+      }
+      if (planned_.insert(copy.relative.string()).second) copies_.push_back(std::move(copy));
+    }
+    if (kept_libs.size() == doc_.mtllibs.size()) return;
+    // The `mtllib` lines name only the libraries that are copied.
+    for (std::string& line : doc_.lines) {
+      detail::Tokens tokens(line);
+      std::string_view tok;
+      if (!tokens.next(tok) || tok != "mtllib") continue;
+      std::string kept;
+      while (tokens.next(tok))
+        if (kept_libs.count(std::string(tok))) kept += " " + std::string(tok);
+      line = kept.empty() ? std::string() : "mtllib" + kept;
+    }
+    doc_.mtllibs.assign(kept_libs.begin(), kept_libs.end());
+  }
+
+  // Empty when `reference` (relative to `dir`) may be copied to the same relative place in the
+  // output; otherwise why not, in words that follow the reference's name.
+  std::string admit(const fs::path& dir, const std::string& reference) const {
+    const InputReference ref = resolve_input_reference(dir, reference);
+    if (!ref.ok()) return ref.problem;
+    const fs::path rel = fs::path(reference).lexically_normal();
+    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return "points outside the input's folder";
+    const std::string top = rel.begin()->string();
+    if (top == "obj" || top == "rest.obj" || top == "run.json" || top == "preview.mp4" || top == "animation.pc2" ||
+        top.rfind(".fastcd", 0) == 0 || top.rfind("rest_space.", 0) == 0 || rel.extension() == ".glb")
+      return "would be copied onto the bake's own '" + rel.string() + "'";
+    return std::string();
+  }
+
+  std::vector<std::string> dropped_;
+  std::vector<Copy> copies_;
+  std::set<std::string> planned_;  ///< relative places of copies_
   const Scene& scene_;
   ObjDocument doc_;
   std::string mismatch_;
@@ -247,6 +332,7 @@ class CharacterBake {
     whole_mesh_ = scene.dim == 2 && !scene.output_obj.empty();
     if (!scene.output_obj.empty()) {
       obj_.emplace(scene, whole_mesh_ ? scene.X.rows() : surf_.E.rows());
+      for (const auto& d : obj_->dropped()) warn(warnings_, prefix_ + d);
       if (!obj_->mismatch().empty()) {
         warn(warnings_, prefix_ + obj_->mismatch());
         obj_.reset();

@@ -1,11 +1,13 @@
 // glTF 2.0 characters: accessor decoding, node hierarchy, skin weights, clip sampling, errors,
 // and the three Khronos samples in ../shared/data/khronos-gltf/.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <Eigen/Geometry>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -161,6 +163,41 @@ TEST_F(GltfIo, ReadsTheTextFormWithAnExternalBuffer) {
   EXPECT_TRUE(test::same_matrix(c.meshes[0].V, g.meshes[0].V));
   EXPECT_TRUE(test::same_matrix(c.meshes[0].W, g.meshes[0].W));
   EXPECT_EQ(c.clips[0].channels.size(), 2u);
+}
+
+// Issue 39: URIs are read only inside the file's own folder; an image outside (or a FIFO, a
+// folder, a missing file) is left out with a warning naming it, a buffer outside is an error.
+TEST_F(GltfIo, ReadsReferencesOnlyInsideTheFilesFolder) {
+  const Builder b = two_joint_strip();
+  std::filesystem::create_directories(path("in/folder.png"));
+  put("secret.bin", b.bin);
+  put("in/strip.bin", b.bin);
+  put("in/good.png", "\x89PNG");
+  ASSERT_EQ(::mkfifo(path("in/pipe.png").c_str(), 0600), 0);
+  json doc = b.j;
+  doc["buffers"] = json::array({{{"byteLength", b.bin.size()}, {"uri", "strip.bin"}}});
+  doc["images"] = json::array({{{"uri", "%2e%2e/secret.bin"}},
+                               {{"uri", path("secret.bin")}},
+                               {{"uri", "pipe.png"}},
+                               {{"uri", "folder.png"}},
+                               {{"uri", "missing.png"}},
+                               {{"uri", "good.png"}}});
+  const GltfCharacter c = read_gltf(put("in/strip.gltf", doc.dump()));
+  ASSERT_GE(c.warnings.size(), 5u);
+  for (const std::string what : {"'%2e%2e/secret.bin' points outside", "absolute path", "'pipe.png' is a FIFO",
+                                 "'folder.png' is a folder", "'missing.png' does not exist"})
+    EXPECT_TRUE(std::any_of(c.warnings.begin(), c.warnings.end(), [&](const std::string& w) {
+      return w.find(what) != std::string::npos;
+    })) << what;
+  const detail::GltfFileContents in = detail::read_gltf_contents(path("in/strip.gltf"));
+  ASSERT_EQ(in.images.size(), 6u);
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(in.images[static_cast<std::size_t>(i)].empty()) << i;
+  EXPECT_EQ(in.images[5], "\x89PNG");
+
+  doc["buffers"][0]["uri"] = "../secret.bin";
+  doc.erase("images");
+  expect_throw_with<std::runtime_error>([&] { read_gltf(put("in/outside.gltf", doc.dump())); },
+                                        "its buffer '../secret.bin' points outside");
 }
 
 TEST_F(GltfIo, DecodesStridesNormalisedIntegersAndSparseAccessors) {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "fastcd/io/atomic_file.hpp"
+#include "fastcd/io/input_reference.hpp"
 #include "fastcd/io/parse_util.hpp"
 
 namespace fastcd {
@@ -205,13 +207,87 @@ constexpr std::initializer_list<int> kAnyComponent = {
     TINYGLTF_COMPONENT_TYPE_BYTE, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE, TINYGLTF_COMPONENT_TYPE_SHORT,
     TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_COMPONENT_TYPE_FLOAT};
 
+// tinygltf's file access, held to fastcd's rule for references (input_reference.hpp): it joins
+// each external URI (percent-decoded) to the folder given as "<folder>/<uri>", and tries
+// "./<uri>" after; only the first is ever looked at, and only a regular file inside the folder
+// is read. What each refused URI came to is kept for the warnings and the error.
+struct ReferenceGate {
+  std::string folder;                                        // the input's folder, real and absolute
+  std::vector<std::pair<std::string, std::string>> refused;  // (decoded URI, why), in order
+
+  // The URI of a path tinygltf joined to the folder; false for the "./<uri>" fallback.
+  bool uri_of(const std::string& joined, std::string& uri) const {
+    if (joined.size() <= folder.size() + 1 || joined.compare(0, folder.size(), folder) != 0 ||
+        joined[folder.size()] != '/')
+      return false;
+    uri = joined.substr(folder.size() + 1);
+    return true;
+  }
+  InputReference resolve(const std::string& uri) {
+    InputReference r = resolve_input_reference(folder, uri);
+    if (!r.ok() && std::none_of(refused.begin(), refused.end(), [&](const auto& e) { return e.first == uri; }))
+      refused.emplace_back(uri, r.problem);
+    return r;
+  }
+  const std::string* why(const std::string& uri) const {
+    for (const auto& [u, w] : refused)
+      if (u == uri) return &w;
+    return nullptr;
+  }
+
+  static bool exists(const std::string& joined, void* user) {
+    auto& gate = *static_cast<ReferenceGate*>(user);
+    std::string uri;
+    if (!gate.uri_of(joined, uri)) return false;
+    const InputReference r = gate.resolve(uri);
+    return r.ok() || !r.missing;  // a refused file is "read" so that the reason reaches the error
+  }
+  static std::string expand(const std::string& path, void*) { return path; }  // no ~ or $VAR expansion
+  static bool read(std::vector<unsigned char>* out, std::string* err, const std::string& joined, void* user) {
+    auto& gate = *static_cast<ReferenceGate*>(user);
+    std::string uri;
+    if (!gate.uri_of(joined, uri)) return false;
+    const InputReference r = gate.resolve(uri);
+    try {
+      if (r.ok()) {
+        const std::string bytes = read_regular_file(r.path.string(), kFn);
+        if (bytes.empty()) {
+          gate.refused.emplace_back(uri, "is empty");
+        } else {
+          out->assign(bytes.begin(), bytes.end());
+          return true;
+        }
+      }
+    } catch (const std::exception& e) {
+      gate.refused.emplace_back(uri, std::string("cannot be read: ") + e.what());
+    }
+    if (err != nullptr) *err = *gate.why(uri);
+    return false;
+  }
+  static bool write(std::string* err, const std::string&, const std::vector<unsigned char>&, void*) {
+    if (err != nullptr) *err = "fastcd never writes through tinygltf";
+    return false;
+  }
+};
+
 // Loads the file with tinygltf (binary or text by the magic), without decoding images; with
 // `images`, each image's encoded bytes (as tinygltf found them: buffer view, data URI or file).
+// External buffers and images are read by ReferenceGate's rule: a buffer it refuses is an
+// error; an image it refuses (or that is missing) is left out with a line in `warnings`.
 tinygltf::Model load_model(const std::string& path, std::string* json_text = nullptr,
-                           std::vector<std::string>* images = nullptr) {
+                           std::vector<std::string>* images = nullptr, std::vector<std::string>* warnings = nullptr) {
   const std::string bytes = detail::read_file_bytes(path, kFn);
   if (bytes.empty()) detail::fail_file(kFn, path, "file is empty");
+  ReferenceGate gate;
+  {
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::absolute(path, ec).parent_path();
+    gate.folder = std::filesystem::canonical(parent, ec).string();
+    if (ec) detail::fail_file(kFn, path, "its folder cannot be resolved: " + ec.message());
+  }
   tinygltf::TinyGLTF loader;
+  loader.SetFsCallbacks(tinygltf::FsCallbacks{&ReferenceGate::exists, &ReferenceGate::expand, &ReferenceGate::read,
+                                              &ReferenceGate::write, &gate});
   loader.SetImageLoader(
       [](tinygltf::Image*, const int index, std::string*, std::string*, int, int, const unsigned char* data, int size,
          void* user) {
@@ -227,7 +303,7 @@ tinygltf::Model load_model(const std::string& path, std::string* json_text = nul
       images);
   tinygltf::Model model;
   std::string err, warn;
-  const std::string base = std::filesystem::path(path).parent_path().string();
+  const std::string& base = gate.folder;
   bool ok = false;
   try {
     if (bytes.size() >= 4 && bytes.compare(0, 4, "glTF") == 0) {
@@ -260,10 +336,26 @@ tinygltf::Model load_model(const std::string& path, std::string* json_text = nul
     detail::fail_file(kFn, path, std::string("not valid glTF: ") + e.what());
   }
   if (!ok) {
+    // A refused buffer fails the load; say which and why rather than tinygltf's "File read error".
+    for (const auto& [uri, why] : gate.refused)
+      if (err.find(why) != std::string::npos)
+        detail::fail_file(
+            kFn, path,
+            "its buffer '" + uri + "' " + why + " (fastcd reads only regular files inside the glTF file's own folder)");
     while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
     std::replace(err.begin(), err.end(), '\n', ' ');
     detail::fail_file(kFn, path, "not valid glTF: " + (err.empty() ? std::string("tinygltf refused it") : err));
   }
+  if (warnings != nullptr)
+    for (std::size_t i = 0; i < model.images.size(); ++i) {
+      const tinygltf::Image& im = model.images[i];
+      if (im.uri.empty() || im.uri.rfind("data:", 0) == 0) continue;
+      const std::string* why = gate.why(percent_decode(im.uri));
+      if (why == nullptr) continue;
+      warnings->push_back("image " + std::to_string(i) + quoted_name(im.name) + ": '" + im.uri + "' " + *why +
+                          "; it is left out of the bake (fastcd reads only regular files inside the glTF file's "
+                          "own folder)");
+    }
   return model;
 }
 
@@ -653,7 +745,8 @@ Eigen::Matrix4d GltfNode::local() const {
 }
 
 GltfCharacter read_gltf(const std::string& path) {
-  const tinygltf::Model model = load_model(path);
+  std::vector<std::string> reference_warnings;
+  const tinygltf::Model model = load_model(path, nullptr, nullptr, &reference_warnings);
   const Reader r{model, path};
   for (const std::string& ext : model.extensionsRequired)
     if (ext == "KHR_draco_mesh_compression" || ext == "EXT_meshopt_compression")
@@ -664,6 +757,7 @@ GltfCharacter read_gltf(const std::string& path) {
   read_skins(r, c);
   read_meshes(r, c);
   read_clips(r, c);
+  c.warnings.insert(c.warnings.begin(), reference_warnings.begin(), reference_warnings.end());
   return c;
 }
 
@@ -671,7 +765,7 @@ namespace detail {
 
 GltfFileContents read_gltf_contents(const std::string& path) {
   GltfFileContents out;
-  const tinygltf::Model model = load_model(path, &out.json, &out.images);
+  const tinygltf::Model model = load_model(path, &out.json, &out.images, &out.warnings);
   out.buffers.reserve(model.buffers.size());
   for (const tinygltf::Buffer& b : model.buffers)
     out.buffers.emplace_back(reinterpret_cast<const char*>(b.data.data()), b.data.size());

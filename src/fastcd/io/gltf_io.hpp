@@ -91,6 +91,9 @@ struct GltfCharacter {
 };
 
 /// Reads a .glb or .gltf (external buffers relative to the file). Images are not decoded.
+/// External buffers and images are read only when they resolve (symbolic links followed) to
+/// regular files inside the file's own folder (input_reference.hpp): a buffer that does not is
+/// an error naming it; an image that does not is left out, with a line in `warnings`.
 /// @throws std::runtime_error naming the file, the object and the problem: not glTF / truncated
 ///         (tinygltf's message), a required extension fastcd cannot decode (Draco, meshopt),
 ///         out-of-range indices or accessors reading past their buffer view, non-finite values,
@@ -140,9 +143,12 @@ struct GltfFileContents {
   std::string json;                  ///< the document (the .glb's JSON chunk, or the .gltf file)
   std::vector<std::string> buffers;  ///< every buffer's bytes (BIN chunk, data URI or file, resolved)
   std::vector<std::string> images;   ///< every image's encoded bytes, wherever the file keeps them
+  /// One line per external image left out (outside the file's folder, missing, not a regular
+  /// file): its entry in `images` is empty.
+  std::vector<std::string> warnings;
 };
 
-/// Reads a .glb / .gltf into its parts (tinygltf resolves the buffers and image URIs).
+/// Reads a .glb / .gltf into its parts (buffers and image URIs resolved as read_gltf does).
 /// @throws std::runtime_error as read_gltf does for files that are not glTF.
 GltfFileContents read_gltf_contents(const std::string& path);
 

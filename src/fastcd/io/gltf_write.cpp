@@ -102,6 +102,87 @@ std::string mime_of(const std::string& uri, const std::string& given) {
   return "application/octet-stream";
 }
 
+// Renumbers the texture references under `node` (a material, recursively: every object that
+// is the value of a key ending in "Texture" and holds an "index" is a textureInfo); a reference
+// to a removed texture (-1 in `texture_map`) is erased.
+void renumber_texture_infos(json& node, const std::vector<long long>& texture_map) {
+  if (!node.is_object()) {
+    if (node.is_array())
+      for (json& e : node) renumber_texture_infos(e, texture_map);
+    return;
+  }
+  for (auto it = node.begin(); it != node.end();) {
+    const std::string& key = it.key();
+    json& v = it.value();
+    const bool info = key.size() >= 7 && key.compare(key.size() - 7, 7, "Texture") == 0 && v.is_object() &&
+                      v.contains("index") && v["index"].is_number_integer();
+    if (info) {
+      const auto t = v["index"].get<long long>();
+      if (t < 0 || t >= static_cast<long long>(texture_map.size()) || texture_map[static_cast<std::size_t>(t)] < 0) {
+        it = node.erase(it);
+        continue;
+      }
+      v["index"] = texture_map[static_cast<std::size_t>(t)];
+    }
+    renumber_texture_infos(v, texture_map);
+    ++it;
+  }
+}
+
+// Removes the images the reader left out (a URI image whose bytes it did not read: outside
+// the file's folder, missing, not a regular file), the textures that show only them, and every
+// material's reference to those textures, renumbering the rest, so the baked .glb refers to no
+// file beside it and to no image it does not hold. `images` (the reader's bytes per image) is
+// renumbered alike.
+void drop_unread_images(json& j, std::vector<std::string>& images) {
+  if (!j.contains("images") || !j["images"].is_array()) return;
+  json& ims = j["images"];
+  std::vector<long long> image_map(ims.size(), -1);
+  long long kept = 0;
+  for (std::size_t i = 0; i < ims.size(); ++i) {
+    const bool unread = ims[i].contains("uri") && (i >= images.size() || images[i].empty());
+    if (!unread) image_map[i] = kept++;
+  }
+  if (kept == static_cast<long long>(ims.size())) return;
+  json kept_images = json::array();
+  std::vector<std::string> kept_bytes;
+  for (std::size_t i = 0; i < ims.size(); ++i) {
+    if (image_map[i] < 0) continue;
+    kept_images.push_back(ims[i]);
+    kept_bytes.push_back(i < images.size() ? std::move(images[i]) : std::string());
+  }
+  images = std::move(kept_bytes);
+  auto source_of = [&](json& holder) -> long long {  // the new index, -1 if removed, -2 if none
+    if (!holder.is_object() || !holder.contains("source") || !holder["source"].is_number_integer()) return -2;
+    const auto k = holder["source"].get<long long>();
+    return k >= 0 && k < static_cast<long long>(image_map.size()) ? image_map[static_cast<std::size_t>(k)] : -1;
+  };
+  std::vector<long long> texture_map;
+  json kept_textures = json::array();
+  if (j.contains("textures") && j["textures"].is_array())
+    for (json& t : j["textures"]) {
+      bool any_source = false;
+      const long long own = source_of(t);
+      if (own == -1) t.erase("source");
+      if (own >= 0) t["source"] = own, any_source = true;
+      if (t.contains("extensions") && t["extensions"].is_object())
+        for (auto it = t["extensions"].begin(); it != t["extensions"].end();) {
+          const long long k = source_of(it.value());
+          if (k == -1) {
+            it = t["extensions"].erase(it);
+            continue;
+          }
+          if (k >= 0) it.value()["source"] = k, any_source = true;
+          ++it;
+        }
+      texture_map.push_back(any_source ? static_cast<long long>(kept_textures.size()) : -1);
+      if (any_source) kept_textures.push_back(t);
+    }
+  j["images"] = std::move(kept_images);
+  if (j.contains("textures")) j["textures"] = std::move(kept_textures);
+  if (j.contains("materials")) renumber_texture_infos(j["materials"], texture_map);
+}
+
 // The input's buffers merged into one (each starting 16-byte aligned, so every view keeps its
 // alignment), and its URI images embedded as buffer views.
 Document merged_document(const GltfCharacter& c) {
@@ -121,13 +202,17 @@ Document merged_document(const GltfCharacter& c) {
       v["buffer"] = 0;
       v["byteOffset"] = v.value("byteOffset", std::size_t{0}) + offset[static_cast<std::size_t>(b)];
     }
+  // Images the reader left out go first (their warnings were given when the file was read),
+  // so every image left has bytes to embed.
+  std::vector<std::string> images = in.images;
+  drop_unread_images(d.j, images);
   if (d.j.contains("images"))
     for (std::size_t i = 0; i < d.j["images"].size(); ++i) {
       json& im = d.j["images"][i];
-      if (!im.contains("uri") || i >= in.images.size() || in.images[i].empty()) continue;
+      if (!im.contains("uri") || i >= images.size() || images[i].empty()) continue;
       const std::string uri = im["uri"].get<std::string>();
       im["mimeType"] = mime_of(uri, im.value("mimeType", std::string()));
-      im["bufferView"] = d.view(in.images[i]);
+      im["bufferView"] = d.view(images[i]);
       im.erase("uri");
     }
   d.j["buffers"] = json::array({json::object()});
