@@ -50,7 +50,8 @@ TEST_F(InputReferenceTest, RefusesEveryWayOut) {
   fs::create_symlink("../elsewhere", path("in/up"));
   std::string to_root;
   for (const auto& part : fs::canonical(folder)) (void)part, to_root += "../";
-  for (const std::string ref : {"../elsewhere/secret", to_root + "etc/passwd", "/etc/passwd", path("elsewhere/secret"),
+  for (const std::string& ref :
+       std::vector<std::string>{"../elsewhere/secret", to_root + "etc/passwd", "/etc/passwd", path("elsewhere/secret"),
                                 "root/etc/passwd", "secret.png", "up/secret", "file:///etc/passwd",
                                 "http://example.invalid/a.png", "sub/../../elsewhere/secret"}) {
     const InputReference r = resolve(ref);
