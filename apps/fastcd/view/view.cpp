@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/io/atomic_file.hpp"
 #include "fastcd/scene/gltf_scene.hpp"
 #include "fastcd/scene/scene.hpp"
 #include "fastcd/view/viewer_model.hpp"
@@ -611,6 +612,9 @@ void register_view(CLI::App& app) {
   v->add_option("--window-screenshot", a->window_screenshot, "window, with --quit-after: save the model as last drawn");
   v->add_flag("--print-handles", a->print_handles, "window: print each handle's position in window pixels");
   v->callback([a] {
+    // A device, a FIFO or a folder at an output's name is refused before the scene is loaded.
+    for (const std::string* out : {&a->screenshot, &a->record, &a->window_screenshot})
+      if (!out->empty()) check_output_file(*out, "fastcd view");
     if (!a->screenshot.empty() || !a->record.empty())
       run_offscreen(*a);
     else

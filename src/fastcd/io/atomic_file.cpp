@@ -23,13 +23,26 @@ std::string random_suffix(std::mt19937_64& rng) {
   return s;
 }
 
+// `path` itself, or cut short so that its file name leaves room for the temporary suffix
+// ".tmp-XXXXXX" within the folder's longest file name (a valid output name is always writable).
+std::string temp_stem(const std::string& path) {
+  constexpr std::size_t kSuffix = 11;  // ".tmp-" and six random characters
+  const std::size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::size_t base = path.size() - (slash == std::string::npos ? 0 : slash + 1);
+  const long max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const std::size_t room = (max > static_cast<long>(kSuffix) ? static_cast<std::size_t>(max) : 255) - kSuffix;
+  return base <= room ? path : path.substr(0, path.size() - (base - room));
+}
+
 // Creates a new, empty, exclusively-created temporary file next to `path`.
 std::string create_temp_next_to(const std::string& path) {
   std::random_device rd;
   std::mt19937_64 rng((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(::getpid()));
+  const std::string stem = temp_stem(path);
   int last_errno = 0;
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string tmp = path + ".tmp-" + random_suffix(rng);
+    std::string tmp = stem + ".tmp-" + random_suffix(rng);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
       ::close(fd);
@@ -41,12 +54,36 @@ std::string create_temp_next_to(const std::string& path) {
   throw std::runtime_error("cannot create temporary file next to '" + path + "': " + std::strerror(last_errno));
 }
 
+const char* file_kind(mode_t mode) {
+  return S_ISDIR(mode)    ? "a directory"
+         : S_ISCHR(mode)  ? "a character device"
+         : S_ISBLK(mode)  ? "a block device"
+         : S_ISFIFO(mode) ? "a FIFO (named pipe)"
+         : S_ISSOCK(mode) ? "a socket"
+                          : "a special file";
+}
+
 }  // namespace
+
+void check_output_file(const std::string& path, const char* who) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;  // nothing there (or the write says why)
+  std::string what = file_kind(st.st_mode);
+  if (S_ISLNK(st.st_mode)) {
+    struct stat to {};
+    if (::stat(path.c_str(), &to) != 0 || S_ISREG(to.st_mode)) return;  // dangling, or to a file: the link is replaced
+    what = std::string("a symbolic link to ") + file_kind(to.st_mode);
+  }
+  const std::string prefix = who && *who ? std::string(who) + ": " : std::string();
+  throw std::runtime_error(prefix + "cannot write '" + path + "': it is " + what +
+                           ", not a regular file (outputs replace only regular files): choose another file name");
+}
 
 void write_file_atomically(const std::string& path, const std::function<void(const std::string& tmp_path)>& write) {
   if (path.empty()) throw std::invalid_argument("write_file_atomically: empty path");
   if (path.back() == '/') throw std::invalid_argument("write_file_atomically: path '" + path + "' names a directory");
   if (!write) throw std::invalid_argument("write_file_atomically: empty write callback");
+  check_output_file(path);
 
   const std::string tmp = create_temp_next_to(path);
   try {
@@ -59,6 +96,7 @@ void write_file_atomically(const std::string& path, const std::function<void(con
       throw std::runtime_error("cannot flush '" + path + "' to disk: " + std::strerror(e));
     }
     ::close(fd);
+    check_output_file(path);  // still nothing else there (it may have appeared while writing)
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(tmp, ec);
@@ -120,6 +158,7 @@ std::string read_regular_file(const std::string& path, const char* who) {
 }
 
 void write_file_contents(const std::string& path, const std::string& content, const char* who) {
+  check_output_file(path, who);
   write_file_atomically(path, [&](const std::string& tmp) {
     auto fail = [&](int e) {
       return std::runtime_error(std::string(who) + ": cannot write '" + path + "': " + std::strerror(e));
