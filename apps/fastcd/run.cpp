@@ -386,6 +386,28 @@ nlohmann::json bake_gltf(const Scene& scene, const RunSettings& st, const std::v
   return gltf_info;
 }
 
+/// The glTF outputs of a character written once, with no motion, into a scratch folder of the
+/// stage before anything is simulated: whatever write_gltf_outputs refuses (a mesh instanced by
+/// two nodes, morph targets already there) or cannot write fails now, not after the whole bake.
+void check_gltf_outputs(const Scene& scene, const RunSettings& st, const fs::path& stage, const std::string& prefix) {
+  const fs::path dir = stage / ".gltf-check";
+  fs::create_directories(dir);
+  try {
+    (void)write_gltf_outputs(scene, st.clip, {MatrixXd::Zero(scene.render_V.rows(), 3)}, dir.string());
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(prefix + "nothing was simulated: the glTF outputs cannot be written (" + e.what() + ")");
+  }
+  fs::remove_all(dir);
+}
+
+/// The output folder of a run, locked and checked before the scene is loaded (runs/<scene> by
+/// default; a scene's name is its file's stem).
+std::string output_folder_name(const RunSettings& st) {
+  return st.out.empty() ? "runs/" + fs::path(st.scene).stem().string() : st.out;
+}
+
 int run_scene(const RunSettings& st) {
   if (st.precision == "mixed" && st.solver != "fast")
     throw std::invalid_argument(
@@ -396,6 +418,8 @@ int run_scene(const RunSettings& st) {
   const StageLines stage_lines;
   clock.next("loading (scene, weights, poses, embedding)");
   set_phase("loading the scene");
+  // Every check of the output folder that needs no scene happens before loading it.
+  OutputFolder folder(output_folder_name(st), {fs::absolute(st.scene).lexically_normal().string()}, st.force);
   std::fprintf(stdout, "loading %s\n", st.scene.c_str());
   std::fflush(stdout);
   const Scene scene = load_input(st);
@@ -407,10 +431,10 @@ int run_scene(const RunSettings& st) {
   const Index dim = scene.dim, n = scene.X.rows();
   const int frames = st.frames > 0 ? std::min<int>(st.frames, static_cast<int>(scene.poses.size()))
                                    : static_cast<int>(scene.poses.size());
-  // Every check of the output folder happens before any work, so a bad --out costs nothing.
-  OutputFolder folder(st.out.empty() ? ("runs/" + scene.name) : st.out, scene.input_files, st.force);
+  folder.start(scene.input_files);
   const fs::path stage = folder.stage();
   fs::create_directories(stage / "obj");
+  if (scene.layout == "gltf" && frames > 0) check_gltf_outputs(scene, st, stage, "");
 
   std::fprintf(stdout, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
                scene.name.c_str(), long(dim), long(n), long(scene.T.rows()), long(scene.handles), kind_name(scene.kind),
@@ -590,6 +614,8 @@ int run_characters(const RunSettings& st) {
     throw std::invalid_argument(
         "a characters file takes its settings from each character's scene: --clip, --scale, --ym, --pr, --rho, "
         "--dt, --handles, --anim, --weights, --glb-encoding and --pca-tolerance do not apply");
+  const std::string stem = fs::path(st.scene).stem().string();
+  OutputFolder folder(output_folder_name(st), {fs::absolute(st.scene).lexically_normal().string()}, st.force);
   std::fprintf(stdout, "loading %s\n", st.scene.c_str());
   std::fflush(stdout);
   std::vector<CharacterSpec> chars = load_characters(st.scene, scene_options(st));
@@ -604,9 +630,10 @@ int run_characters(const RunSettings& st) {
   }
   frames = std::max(frames, 1);
   if (st.frames > 0) frames = std::min(frames, st.frames);
-  const std::string stem = fs::path(st.scene).stem().string();
-  OutputFolder folder(st.out.empty() ? ("runs/" + stem) : st.out, inputs, st.force);
+  folder.start(inputs);
   const fs::path stage = folder.stage();
+  for (const CharacterSpec& c : chars)
+    if (c.scene.layout == "gltf" && c.frame_offset == 0) check_gltf_outputs(c.scene, st, stage / c.name, c.name + ": ");
   const Index dim = chars[0].scene.dim;
   Index verts = 0, elems = 0;
   for (const CharacterSpec& c : chars) {
@@ -886,7 +913,9 @@ void register_run(CLI::App& app) {
   cmd->add_flag("!--no-dynamics", st->dynamics, "switch dynamics off (bakes the rig alone)");
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");
   cmd->add_flag("--profile", st->profile, "print the wall time of every phase (always in run.json's \"profile\")");
-  cmd->add_flag("--force", st->force, "replace an earlier bake (a non-empty output folder holding run.json)");
+  cmd->add_flag("--force", st->force,
+                "replace an earlier bake (an output folder fastcd wrote, marked by its .fastcd-output, holding "
+                "nothing else)");
   cmd->callback([st] {
     if (st->list_clips) {
       list_clips(*st);

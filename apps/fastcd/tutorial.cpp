@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "fastcd/fastcd.hpp"
+#include "output_folder.hpp"
 #include "progress.hpp"
 #if FASTCD_HAVE_VIZ
 #include "fastcd/viz/render2d.hpp"
@@ -29,7 +30,7 @@ struct TutorialSettings {
   int steps = 200;
   double amp = 3.0, period = 80.0;
   int bench_warmup = 2, bench_steps = 50;
-  bool sweep = true, video = true;
+  bool sweep = true, video = true, force = false;
   CDOptions cd;
 };
 
@@ -117,8 +118,10 @@ std::string fmt(const char* f, double a) {
 
 int run_tutorial(const TutorialSettings& st) {
   namespace fs = std::filesystem;
-  const fs::path out(st.out);
-  fs::create_directories(out);
+  // Written into a staging folder and put in place when complete, as `fastcd run` does.
+  OutputFolder folder(st.out, {}, st.force);
+  folder.start({});
+  const fs::path out = folder.stage();
   nlohmann::json summary;
   summary["settings"] = {{"beam", {st.width, st.height}},
                          {"thickness", st.thickness},
@@ -285,7 +288,8 @@ int run_tutorial(const TutorialSettings& st) {
     f << summary.dump(2) << "\n";
     if (!f) throw std::runtime_error("cannot write " + tmp);
   });
-  std::fprintf(stdout, "wrote %s (%.1f s)\n", out.string().c_str(), seconds_since(t_all));
+  folder.commit();
+  std::fprintf(stdout, "wrote %s (%.1f s)\n", folder.target().string().c_str(), seconds_since(t_all));
   return 0;
 }
 
@@ -314,6 +318,7 @@ void register_tutorial(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-sweep", st->sweep, "skip the resolution sweep (section 6)");
   cmd->add_flag("!--no-video", st->video, "skip the videos");
+  cmd->add_flag("--force", st->force, "replace an earlier tutorial output (marked by its .fastcd-output)");
   cmd->callback([st] {
     const int rc = run_tutorial(*st);
     if (rc != 0) throw CLI::RuntimeError(rc);

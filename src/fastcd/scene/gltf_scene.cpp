@@ -515,6 +515,7 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
       for (char ch : cache.node_name)
         safe.push_back(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ? ch : '_');
       if (safe.empty()) safe = "node" + std::to_string(node);
+      if (safe.size() > 100) safe = safe.substr(0, 100) + "_node" + std::to_string(node);  // a valid file name
       stem += "_" + safe;
       while (std::find(taken.begin(), taken.end(), stem) != taken.end()) stem += "_" + std::to_string(node);
       taken.push_back(stem);

@@ -106,7 +106,8 @@ struct GltfOutputs {
 /// - <name>.glb: the input with the clip resampled and the secondary motion as rest-space morph
 ///   targets (write_gltf_bake);
 /// - rest_space.pc2 and rest_space.mdd (rest_space_<node name>.pc2 / .mdd, one pair per mesh
-///   node, when the file has several skinned mesh nodes: Blender imports each as an object):
+///   node, when the file has several skinned mesh nodes: Blender imports each as an object; a
+///   name over 100 characters is cut and given the node's index):
 ///   POSITION + delta per frame for each of the node's vertices, in the space Blender's importer
 ///   gives the object's own vertices (gltf_blender_joint_binds; POSITION itself for most files)
 ///   and Blender's Z-up frame
