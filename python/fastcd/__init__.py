@@ -49,7 +49,7 @@ from .spectral_cubature import spectral_cubature
 from . import io, solvers
 from .cd import (FullCD, ReducedCD, Simulation, handle, load_scene, momentum_leak_field, read_character, read_scene,
                  read_surface_scene, rig_rest, skinned_scene, write_gltf_outputs)
-from ._fastcd import clear_cancel, request_cancel, set_progress_callback, set_threads, threads
+from ._fastcd import CancelToken, clear_cancel, request_cancel, set_progress_callback, set_threads, threads
 
 import atexit as _atexit
 
@@ -89,5 +89,5 @@ __all__ = [
     "write_mesh", "read_msh", "read_tetgen", "read_volume_mesh", "read_tgf", "read_dmat", "write_dmat",
     "read_pc2", "write_pc2",
     # threads, cancellation, progress
-    "set_threads", "threads", "request_cancel", "clear_cancel", "set_progress_callback",
+    "set_threads", "threads", "request_cancel", "clear_cancel", "CancelToken", "set_progress_callback",
 ]

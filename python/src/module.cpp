@@ -8,12 +8,46 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/progress.hpp"
 #include "fastcd/common/threads.hpp"
 
 namespace py = pybind11;
+
+namespace {
+
+// The CancelScopes that `with token:` opened on this thread, innermost last, each with its token.
+thread_local std::vector<std::pair<std::shared_ptr<fastcd::CancelToken>, std::unique_ptr<fastcd::CancelScope>>>
+    t_cancel_scopes;
+
+// fastcd.CancelToken: one job's cancellation among several in one process (a bake per thread).
+void bind_cancel_token(py::module_& m) {
+  using fastcd::CancelToken;
+  py::class_<CancelToken, std::shared_ptr<CancelToken>>(
+      m, "CancelToken",
+      "One job's cancellation. Run the job's fastcd calls inside `with token:` in its thread; token.request() "
+      "(from any thread) then stops that work at its next check (RuntimeError('cancelled during ...')) and "
+      "leaves other threads' work running. request_cancel() still stops everything.")
+      .def(py::init<>())
+      .def("request", &CancelToken::request, "Stops the work running inside this token's `with` block.")
+      .def_property_readonly("requested", &CancelToken::requested)
+      .def("__enter__",
+           [](const std::shared_ptr<CancelToken>& t) {
+             t_cancel_scopes.emplace_back(t, std::make_unique<fastcd::CancelScope>(t.get()));
+             return t;
+           })
+      .def("__exit__", [](const std::shared_ptr<CancelToken>& t, const py::args&) {
+        if (t_cancel_scopes.empty() || t_cancel_scopes.back().first != t)
+          throw py::value_error("CancelToken: leave its `with` block in the thread that entered it, innermost first");
+        t_cancel_scopes.pop_back();
+        return false;
+      });
+}
+
+}  // namespace
 
 namespace fastcd::python {
 void bind_geometry(py::module_& m);
@@ -39,6 +73,7 @@ PYBIND11_MODULE(_fastcd, m) {
         "Asks running fastcd work (meshing, a precompute, a weight solve; e.g. in another Python thread) to stop: it "
         "raises RuntimeError('cancelled during ...') at its next check. Call clear_cancel() before new work.");
   m.def("clear_cancel", &fastcd::clear_cancel, "Clears request_cancel(), so new work runs.");
+  bind_cancel_token(m);
   m.def(
       "set_progress_callback",
       [](py::object fn) {

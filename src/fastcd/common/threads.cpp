@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
 
 namespace fastcd {
@@ -118,9 +119,14 @@ void parallel_for(Index n, Index grain, const std::function<void(Index, Index)>&
     body(0, n);
     return;
   }
+  // The caller's job token goes with every chunk: a task stolen by another job's thread while it
+  // waits answers to this job's cancellation, not to that thread's.
+  const CancelToken* token = current_cancel_token();
   auto run = [&] {
-    tbb::parallel_for(tbb::blocked_range<Index>(0, n, grain),
-                      [&](const tbb::blocked_range<Index>& r) { body(r.begin(), r.end()); });
+    tbb::parallel_for(tbb::blocked_range<Index>(0, n, grain), [&](const tbb::blocked_range<Index>& r) {
+      const CancelScope scope(token);
+      body(r.begin(), r.end());
+    });
   };
   // Inside another fastcd parallel loop (a character's precompute run per character): share that
   // loop's threads instead of adding more.

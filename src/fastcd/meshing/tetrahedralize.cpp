@@ -156,10 +156,11 @@ const Netgen& netgen() {
 
 // While Netgen fills a surface (it offers no callback): a thread that reports progress once a
 // second (the elapsed time: Netgen's own percentages restart with every internal step) and,
-// when request_cancel() arrives, sets Netgen's terminate flag so it stops at its next check.
+// when request_cancel() or the meshing job's CancelToken arrives, sets Netgen's terminate flag
+// so it stops at its next check.
 class NetgenWatch {
  public:
-  NetgenWatch(const Netgen& ng, Index triangles) : ng_(ng), triangles_(triangles) {
+  NetgenWatch(const Netgen& ng, Index triangles) : ng_(ng), triangles_(triangles), token_(current_cancel_token()) {
     ng_.status->terminate = 0;
     detail::report_progress(kWork, "filling the surface with tets", 0, 0);
     thread_ = std::thread([this] { run(); });
@@ -180,6 +181,7 @@ class NetgenWatch {
  private:
   static constexpr const char* kWork = "meshing (Netgen)";
   void run() {
+    const CancelScope scope(token_);  // the meshing job's own cancellation, too
     const auto t0 = std::chrono::steady_clock::now();
     int reported = 0;
     std::unique_lock<std::mutex> lock(m_);
@@ -198,6 +200,7 @@ class NetgenWatch {
   }
   const Netgen& ng_;
   Index triangles_;
+  const CancelToken* token_;
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
