@@ -78,6 +78,9 @@ class FastcdSettings(bpy.types.PropertyGroup):
     directory: StringProperty(name="Folder", description="Where the bake is written (relative to the .blend)",
                               default="//fastcd_bake", subtype="DIR_PATH")
     cache_file: StringProperty(name="Cache", description="The baked point cache", default="")
+    bake_record: StringProperty(name="Bake Record", options={"HIDDEN"}, default="",
+                                description="The files the last bake wrote, with their sizes and checksums: Free "
+                                            "Bake deletes only these, and only while unchanged")
 
 
 class FASTCD_OT_bake(bpy.types.Operator):
@@ -164,7 +167,7 @@ class FASTCD_OT_bake(bpy.types.Operator):
 
 
 class FASTCD_OT_free_bake(bpy.types.Operator):
-    """Remove fastcd's bake (its Mesh Cache modifier and cache file) from the active mesh"""
+    """Remove fastcd's bake from the active mesh: its Mesh Cache modifier or shape keys, and the files the bake wrote (files it did not write, or that changed since, stay)"""
     bl_idname = "fastcd.free_bake"
     bl_label = "Free Bake"
     bl_options = {"REGISTER", "UNDO"}
@@ -176,10 +179,12 @@ class FASTCD_OT_free_bake(bpy.types.Operator):
     def execute(self, context):
         obj = context.active_object
         try:
-            _bake.free_bake(obj, obj.fastcd)
+            deleted, kept = _bake.free_bake(obj, obj.fastcd)
         except _bake.BakeError as e:
-            self.report({"ERROR"}, str(e))
+            self.report({"ERROR"}, f"fastcd: {e}")
             return {"CANCELLED"}
+        level, text = _bake.free_report(obj.name, deleted, kept)
+        self.report({level}, text)
         return {"FINISHED"}
 
 

@@ -5,7 +5,12 @@ the Armature modifier (so the viewport plays the live rig plus the secondary mot
 The bake is a generator of progress reports, so the operator can run it a slice at a time from a
 modal timer (the UI keeps drawing, Esc cancels) or all at once in the background. Blender's data
 is read and written only on the main thread; meshing, the precompute and the simulation run in a
-worker thread (fastcd releases the GIL) while the generator keeps reporting.
+worker thread (fastcd releases the GIL) while the generator keeps reporting. Each bake has its own
+fastcd.CancelToken, so Esc on one bake stops that bake alone while others run on.
+
+What a bake writes is recorded on its object and in its .json (record.py): Free Bake and a
+re-bake delete or replace only files that record proves this add-on wrote and that are unchanged
+since.
 
 Frames: Blender is Z-up; fastcd simulates with gravity along -Y, so the world is turned to Y-up
 ((x, y, z) -> (x, z, -y), as the glTF exporter does) and back. Each bone's deformation is read as
@@ -16,14 +21,17 @@ gets (bind space = the world at the first frame). The cache holds, per frame, th
 the Armature modifier plus d = (sum_b w_b L_b)^-1 u, u the simulated displacement in local axes and
 L_b the linear part of M_b: the Armature modifier then lands exactly on fastcd's positions.
 """
-import json
 import os
+import re
 import threading
 import time
+from types import SimpleNamespace
 
 import numpy as np
 
 import bpy
+
+from . import record as _record
 
 MODIFIER = "fastcd"
 # Blender's Z-up world -> fastcd's Y-up frame.
@@ -74,6 +82,32 @@ def bake_folder(settings):
 
 def cache_path(obj, settings):
     return os.path.join(bake_folder(settings), bpy.path.clean_name(obj.name) + ".pc2")
+
+
+def cache_modifier(obj):
+    """fastcd's Mesh Cache modifier on obj, or None."""
+    mod = obj.modifiers.get(MODIFIER)
+    if mod is not None and mod.type != "MESH_CACHE":
+        raise BakeError(f"'{obj.name}' has a modifier named '{MODIFIER}' that is not a Mesh Cache modifier: rename it")
+    return mod
+
+
+def output_paths(obj, settings, write_positions):
+    """The files a bake of obj writes: the cache, the bake's numbers (.json) and, when asked for,
+    the world positions (.npz)."""
+    pc2 = cache_path(obj, settings)
+    stem = os.path.splitext(pc2)[0]
+    return [pc2, stem + ".json"] + ([stem + "_positions.npz"] if write_positions else [])
+
+
+def check_outputs(obj, settings, paths):
+    """Refuses to replace a file at an output name (paths: the cache, the .json, ...) that is not an
+    earlier fastcd bake, unchanged."""
+    ours = _record.verdicts(_record.entries(settings.bake_record) + _record.vouched(paths[1]), obj.library)
+    for p in paths:
+        if os.path.lexists(p) and ours.get(p, _record.FOREIGN) is not None:
+            raise BakeError(f"the bake folder {os.path.dirname(p)} already holds {os.path.basename(p)}, which is not "
+                            f"a fastcd bake or has changed since: move it away, or choose another Folder")
 
 
 def frame_range(scene, settings):
@@ -173,6 +207,7 @@ class Bake:
         self.context, self.obj, self.s = context, obj, settings
         self.write_positions = write_positions
         self.cancelled = False
+        self.token = _fastcd().CancelToken()  # this bake's own: cancelling it leaves other bakes running
         self.result = None  # what the bake measured (also written as <object>.json)
         self.worker_error = None
         self._progress = (0.0, "")
@@ -183,6 +218,14 @@ class Bake:
         arm_mod = armature_modifier(obj)
         arm = arm_mod.object
         self.folder = bake_folder(s)
+        self.outputs = output_paths(obj, s, self.write_positions)
+        check_outputs(obj, s, self.outputs)
+        if s.output == "MESH_CACHE":
+            cache_modifier(obj)
+        # What the worker thread needs, read here: it never touches Blender's data.
+        self.name = obj.name
+        self.opts = SimpleNamespace(**{k: getattr(s, k) for k in (
+            "solver", "ym", "pr", "rho", "modes", "clusters", "iterations", "gravity", "dynamics", "leak", "mesher")})
         self.f0, self.f1 = frame_range(scene, s)
         self.substeps = max(1, int(s.substeps))
         fps = scene.render.fps / scene.render.fps_base
@@ -243,29 +286,29 @@ class Bake:
         fc = _fastcd()
         obj = self.obj
         os.makedirs(self.folder, exist_ok=True)
-        path = cache_path(obj, self.s)
+        check_outputs(obj, self.s, self.outputs)  # again: the folder may have changed during the bake
+        path, json_path = self.outputs[:2]
         fc.write_pc2(path, self.cache_frames, start_frame=float(self.f0), sample_rate=1.0)
-        info = dict(self.result, object=obj.name, frames=[self.f0, self.f1], cache=os.path.basename(path))
-        tmp = os.path.join(self.folder, f".{bpy.path.clean_name(obj.name)}.json.tmp")
-        with open(tmp, "w") as fh:
-            json.dump(info, fh, indent=1)
-        os.replace(tmp, os.path.join(self.folder, bpy.path.clean_name(obj.name) + ".json"))
         if self.write_positions:
-            np.savez(os.path.join(self.folder, bpy.path.clean_name(obj.name) + "_positions.npz"),
-                     simulated=np.array(self.world_sim, dtype=np.float32), rig=np.array(self.world_rig, dtype=np.float32))
+            _replace(self.outputs[2], lambda fh: np.savez(fh, simulated=np.array(self.world_sim, dtype=np.float32),
+                                                          rig=np.array(self.world_rig, dtype=np.float32)))
+        # The record: the .json vouches for the files beside it, the object for all of them and
+        # for whatever of an earlier bake this one did not replace.
+        written = [_record.entry(p) for p in self.outputs if p != json_path]
+        info = dict(self.result, object=obj.name, frames=[self.f0, self.f1], cache=os.path.basename(path))
+        _replace(json_path, lambda fh: fh.write(_record.signed_json(info, written).encode()))
+        written.append(_record.entry(json_path))
+        earlier = [e for e in _record.entries(self.s.bake_record)
+                   if _record.resolve(e["path"], obj.library) not in self.outputs]
+        self.s.bake_record = _record.dumps(written + earlier)
         _remove_shape_keys(obj)
         if self.s.output == "SHAPE_KEYS":
             self._write_shape_keys()
             self.obj.fastcd.cache_file = ""
             return
-        mod = obj.modifiers.get(MODIFIER)
-        if mod is None or mod.type != "MESH_CACHE":
-            if mod is not None:
-                raise BakeError(f"'{obj.name}' has a modifier named '{MODIFIER}' that is not fastcd's Mesh Cache: "
-                                "rename it")
-            mod = obj.modifiers.new(MODIFIER, "MESH_CACHE")
+        mod = cache_modifier(obj) or obj.modifiers.new(MODIFIER, "MESH_CACHE")
         mod.cache_format = "PC2"
-        mod.filepath = bpy.path.relpath(path) if bpy.data.filepath else path
+        mod.filepath = _record.blender_path(path)
         mod.time_mode = "FRAME"
         mod.play_mode = "SCENE"
         mod.deform_mode = "OVERWRITE"
@@ -315,90 +358,159 @@ class Bake:
 
     # -- the worker --------------------------------------------------------------------------
     def _work(self):
-        fc = _fastcd()
-        s, inp = self.s, self.inputs
-        t0 = time.perf_counter()
         try:
-            cache_dir = os.path.join(self.folder, ".fastcd-cache")
-            scene = fc.skinned_scene(
-                [dict(label=f"object '{self.obj.name}'", V=inp["V"], F=inp["F"], W=inp["W"], leak=inp["leak"])],
-                inp["poses"], joint_points=inp["joints"], name=self.obj.name,
-                source=f"Blender object '{self.obj.name}'", scale=self.unit_scale, ym=s.ym, pr=s.pr, rho=s.rho,
-                dt=self.dt, mesher=s.mesher.lower(), cache_dir=cache_dir)
-            t_scene = time.perf_counter()
-            leak = {"AUTO": "auto", "DIFFUSION": "diffusion", "NONE": "none", "GROUP": "painted"}[s.leak]
-            sim = fc._fastcd.simulation_from_scene(
-                scene, solver=s.solver.lower(), iterations=int(s.iterations), modes=int(s.modes),
-                clusters=min(int(s.clusters), len(scene.T)), leak=leak, gravity=9.81 if s.gravity else 0.0,
-                dynamics=bool(s.dynamics), cache_dir=cache_dir)
-            t_pre = time.perf_counter()
-            R = Y_UP  # rows: Y-up vectors -> Blender world is v @ R
-            poses = scene.poses  # in the scene's normalised frame, as the simulation takes them
-            steps = len(poses)
-            self.cache_frames, self.world_sim, self.world_rig = [], [], []
-            for k in range(steps):
-                if self.cancelled:
-                    return
-                if k > 0:
-                    sim.advance(poses[k])
-                if k % self.substeps:
-                    continue
-                f = k // self.substeps
-                x = scene.to_file_units(sim.positions()) @ R
-                xr = scene.to_file_units(sim.rig_positions()) @ R
-                u_world = x - xr
-                M = self.M_obj_frames[f]
-                u_local = u_world @ np.linalg.inv(M[:3, :3]).T
-                A = np.einsum("vb,bij->vij", self.W, self.L_frames[f])
-                d = np.linalg.solve(A, u_local[..., None])[..., 0]
-                self.cache_frames.append(self.rest[f] + d)
-                if self.write_positions:
-                    self.world_sim.append(x)
-                    self.world_rig.append(xr)
-                self._progress = (0.35 + 0.6 * (k + 1) / steps, f"simulating frame {self.f0 + f}")
-            stats = sim.stats
-            self.result = dict(
-                solver=s.solver.lower(), vertices=len(scene.X), tets=len(scene.T), steps=steps,
-                substeps=self.substeps, dt=self.dt, notes=list(scene.notes), warnings=list(scene.warnings),
-                seconds=dict(meshing_and_weights=t_scene - t0, precompute=t_pre - t_scene,
-                             simulation=time.perf_counter() - t_pre),
-                max_residual=stats["max_residual"])
+            with _progress_routed(self), self.token:
+                self._simulate()
         except Exception as e:  # reported on the main thread, as Blender reports
             self.worker_error = e
 
+    def _simulate(self):
+        fc = _fastcd()
+        s, inp = self.opts, self.inputs
+        t0 = time.perf_counter()
+        if self.cancelled:
+            return
+        cache_dir = os.path.join(self.folder, ".fastcd-cache")
+        scene = fc.skinned_scene(
+            [dict(label=f"object '{self.name}'", V=inp["V"], F=inp["F"], W=inp["W"], leak=inp["leak"])],
+            inp["poses"], joint_points=inp["joints"], name=self.name,
+            source=f"Blender object '{self.name}'", scale=self.unit_scale, ym=s.ym, pr=s.pr, rho=s.rho,
+            dt=self.dt, mesher=s.mesher.lower(), cache_dir=cache_dir)
+        t_scene = time.perf_counter()
+        if self.cancelled:
+            return
+        leak = {"AUTO": "auto", "DIFFUSION": "diffusion", "NONE": "none", "GROUP": "painted"}[s.leak]
+        sim = fc._fastcd.simulation_from_scene(
+            scene, solver=s.solver.lower(), iterations=int(s.iterations), modes=int(s.modes),
+            clusters=min(int(s.clusters), len(scene.T)), leak=leak, gravity=9.81 if s.gravity else 0.0,
+            dynamics=bool(s.dynamics), cache_dir=cache_dir)
+        t_pre = time.perf_counter()
+        R = Y_UP  # rows: Y-up vectors -> Blender world is v @ R
+        poses = scene.poses  # in the scene's normalised frame, as the simulation takes them
+        steps = len(poses)
+        self.cache_frames, self.world_sim, self.world_rig = [], [], []
+        for k in range(steps):
+            if self.cancelled:
+                return
+            if k > 0:
+                sim.advance(poses[k])
+            if k % self.substeps:
+                continue
+            f = k // self.substeps
+            x = scene.to_file_units(sim.positions()) @ R
+            xr = scene.to_file_units(sim.rig_positions()) @ R
+            u_world = x - xr
+            M = self.M_obj_frames[f]
+            u_local = u_world @ np.linalg.inv(M[:3, :3]).T
+            A = np.einsum("vb,bij->vij", self.W, self.L_frames[f])
+            d = np.linalg.solve(A, u_local[..., None])[..., 0]
+            self.cache_frames.append(self.rest[f] + d)
+            if self.write_positions:
+                self.world_sim.append(x)
+                self.world_rig.append(xr)
+            self._progress = (0.35 + 0.6 * (k + 1) / steps, f"simulating frame {self.f0 + f}")
+        stats = sim.stats
+        self.result = dict(
+            solver=s.solver.lower(), vertices=len(scene.X), tets=len(scene.T), steps=steps,
+            substeps=self.substeps, dt=self.dt, notes=list(scene.notes), warnings=list(scene.warnings),
+            seconds=dict(meshing_and_weights=t_scene - t0, precompute=t_pre - t_scene,
+                         simulation=time.perf_counter() - t_pre),
+            max_residual=stats["max_residual"])
+
     def steps(self):
         """The whole bake as progress reports (fraction in [0, 1], text)."""
-        fc = _fastcd()
         self.unit_scale = self.context.scene.unit_settings.scale_length or 1.0
         yield from self.read()
-        fc.clear_cancel()
-
-        def progress(work, stage, done, total):
-            self._progress = (0.32, f"{work}: {stage}")
-        fc.set_progress_callback(progress)
-        worker = threading.Thread(target=self._work, daemon=True)
+        worker = threading.Thread(target=self._work, daemon=True, name=f"fastcd bake of {self.name}")
+        self._progress = (0.3, "starting fastcd")
         try:
             worker.start()
             while worker.is_alive():
                 worker.join(0.02)
                 yield self._progress
         finally:
-            if worker.is_alive():  # closed early (Esc, an error on the main thread): stop fastcd
+            if worker.is_alive():  # closed early (Esc, an error on the main thread): stop this bake
                 self.cancel()
-                worker.join()
-            fc.set_progress_callback(None)
-            fc.clear_cancel()
+                # It stops at fastcd's next check, normally at once. It touches no Blender data and
+                # writes nothing but the optional precompute cache, so if it is still waiting (for
+                # another bake's meshing, say), Blender does not wait for it.
+                worker.join(2.0)
         if self.cancelled:
             raise BakeError("bake cancelled; nothing was changed")
         if self.worker_error is not None:
-            raise BakeError(str(self.worker_error)) from self.worker_error
+            raise BakeError(_in_blenders_words(str(self.worker_error))) from self.worker_error
         yield 0.97, "writing the cache"
         self.wire()
         yield 1.0, "done"
 
     def cancel(self):
+        """Stops this bake (from any thread); other bakes run on."""
         self.cancelled = True
-        _fastcd().request_cancel()
+        self.token.request()
+
+
+# fastcd's messages name the command line's options; in Blender, the settings that do the same.
+_OPTIONS_IN_BLENDER = (
+    (re.compile(r"(use )?--mesher voxel"), "set Mesher to Voxel in fastcd's panel"),
+    (re.compile(r"--scale\b"), "Unit Scale in Scene Properties > Units"),
+)
+
+
+def _in_blenders_words(message):
+    for option, words in _OPTIONS_IN_BLENDER:
+        message = option.sub(words, message)
+    return message
+
+
+def _replace(path, write):
+    """Writes a file whole or not at all: write(binary file) into a temporary file beside it, then
+    renamed over path."""
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+# fastcd's progress callback is one per process: one callback serves every running bake, each
+# report going to the bake whose worker thread made it (a report from a thread of fastcd's own,
+# e.g. the meshing watcher, goes to the bake when only one runs).
+_running = {}
+_running_lock = threading.Lock()
+
+
+def _route_progress(work, stage, done, total):
+    with _running_lock:
+        job = _running.get(threading.get_ident())
+        if job is None and len(_running) == 1:
+            job = next(iter(_running.values()))
+    if job is not None:
+        job._progress = (0.32, f"{work}: {stage}")
+
+
+class _progress_routed:
+    """For its scope, fastcd's progress reports made on this thread go to job."""
+
+    def __init__(self, job):
+        self.job = job
+
+    def __enter__(self):
+        with _running_lock:
+            if not _running:
+                _fastcd().set_progress_callback(_route_progress)
+            _running[threading.get_ident()] = self.job
+
+    def __exit__(self, *exc):
+        with _running_lock:
+            _running.pop(threading.get_ident(), None)
+            if not _running:
+                _fastcd().set_progress_callback(None)
+        return False
 
 
 def _remove_shape_keys(obj):
@@ -417,21 +529,68 @@ def _remove_shape_keys(obj):
 
 
 def free_bake(obj, settings):
-    """Removes fastcd's Mesh Cache modifier and its cache files (the precompute cache stays, so a
-    re-bake of the same mesh and rig skips the meshing and most of the precompute)."""
+    """Removes the bake of obj: fastcd's Mesh Cache modifier or shape keys, and the files the bake's
+    record (on the object, or the bake's own .json beside the cache) proves this add-on wrote and
+    that are unchanged since (record.py). Every other file stays: the file a Mesh Cache modifier
+    named 'fastcd' plays without such a record (a .blend file from elsewhere), a recorded file
+    changed since the bake, and a bake another object still plays. The precompute cache stays
+    too, so a re-bake of the same mesh and rig skips the meshing and most of the precompute.
+    Returns (the deleted files, [(a file left in place, why)])."""
     mod = obj.modifiers.get(MODIFIER)
+    mod = mod if mod is not None and mod.type == "MESH_CACHE" else None
     keyed = obj.data.shape_keys is not None and any(k.name.startswith(MODIFIER + " ")
                                                     for k in obj.data.shape_keys.key_blocks)
-    if (mod is None or mod.type != "MESH_CACHE") and not keyed:
+    files = _record.entries(settings.bake_record)
+    if mod is None and not keyed and not files:
         raise BakeError(f"'{obj.name}' has no fastcd bake")
     _remove_shape_keys(obj)
-    if mod is None or mod.type != "MESH_CACHE":
-        settings.cache_file = ""
-        return
-    path = bpy.path.abspath(mod.filepath)
-    obj.modifiers.remove(mod)
-    base = os.path.splitext(path)[0]
-    for p in (path, base + ".json", base + "_positions.npz"):
-        if os.path.isfile(p) and os.path.dirname(p) == os.path.dirname(path):
-            os.remove(p)
+    # The bake's own .json vouches too: beside the cache the modifier plays, or where a bake of obj
+    # writes now (a shape-key bake whose .blend file was not saved afterwards).
+    played = None
+    if mod is not None:
+        played = _record.resolve(mod.filepath, obj.library)
+        files += _record.vouched(os.path.splitext(played)[0] + ".json")
+        obj.modifiers.remove(mod)
+    try:
+        files += _record.vouched(output_paths(obj, settings, False)[1])
+    except BakeError:  # a folder relative to a .blend file never saved: nothing was written there
+        pass
+    ours = _record.verdicts(files, obj.library)
+    deleted, kept = [], []
+    if played is not None and os.path.lexists(played) and played not in ours:
+        kept.append((played, _record.NOT_RECORDED))
+    players = _players(set(ours), exclude=obj)
+    for p, why in ours.items():
+        if players:
+            why = f"object '{players[0]}' still plays this bake"
+        if why is None:
+            try:
+                os.remove(p)
+                deleted.append(p)
+                continue
+            except OSError as err:
+                why = f"could not be deleted: {err.strerror}"
+        kept.append((p, why))
+    settings.bake_record = ""
     settings.cache_file = ""
+    return deleted, kept
+
+
+def _players(paths, exclude):
+    """The objects (other than exclude) whose Mesh Cache modifier plays one of paths."""
+    return [o.name for o in bpy.data.objects if o != exclude and any(
+        m.type == "MESH_CACHE" and _record.resolve(m.filepath, o.library) in paths for m in o.modifiers)]
+
+
+def free_report(obj_name, deleted, kept):
+    """What Free Bake did, as Blender reports it: (report type, one line)."""
+    text = f"fastcd: freed the bake of '{obj_name}'"
+    if deleted:
+        text += "; deleted " + ", ".join(os.path.basename(p) for p in deleted)
+    if not kept:
+        return "INFO", text
+    by_reason = {}
+    for p, why in kept:
+        by_reason.setdefault(why, []).append(p)
+    text += "".join(f"; left {', '.join(paths)} in place: {why}" for why, paths in by_reason.items())
+    return "WARNING", text + ". Delete what you no longer need yourself"

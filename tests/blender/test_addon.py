@@ -11,12 +11,19 @@ turned and scaled, the tip bone swinging) is baked through the add-on's operator
 (c) with dynamics off the bake reproduces the rig-only pose;
 (d) bad input (no armature; a mesh with a hole) is one clear error and changes nothing;
 and a re-bake with another stiffness reuses the precompute cache, a shape-keyed mesh and a painted
-leak group bake too, free_bake removes the modifier and the cache file.
+leak group bake too. Files: Free Bake deletes exactly the files the bake recorded writing (Mesh Cache
+and shape-key output), and nothing else: not the files a Mesh Cache modifier named 'fastcd' from a
+.blend file made elsewhere points at (with no record, or with a record made by another Blender), not
+a recorded file changed since the bake, not a bake another object still plays; a bake refuses to
+replace a file it did not write. Two bakes run at once: cancelling one leaves the other to finish.
 """
+import hashlib
+import json
 import math
 import os
 import shutil
 import sys
+import threading
 
 import numpy as np
 
@@ -171,12 +178,205 @@ def expect_refused(obj, needle, **kw):
     except RuntimeError as e:
         msg = str(e)
         assert needle in msg, f"expected {needle!r} in the error, got: {msg}"
+        assert " --" not in msg, f"a message in Blender names a command-line option: {msg}"
         assert len(msg.strip().splitlines()) == 1, msg
         print("refused:", msg.strip())
     else:
         raise AssertionError(f"a bad input baked: expected an error about {needle!r}")
     assert [(m.name, m.type) for m in obj.modifiers] == before, "a refused bake changed the modifiers"
     assert (sorted(os.listdir(folder)) if os.path.isdir(folder) else []) == files, "a refused bake wrote files"
+
+
+def listing(folder):
+    return sorted(os.listdir(folder))
+
+
+def recorded_names(obj):
+    text = getattr(obj.fastcd, "bake_record", "")
+    return sorted(os.path.basename(e["path"]) for e in json.loads(text)["files"]) if text else []
+
+
+def digests(folder, names):
+    return {n: hashlib.sha256(open(os.path.join(folder, n), "rb").read()).hexdigest() for n in names}
+
+
+def check_free_bake_deletes_only_what_the_bake_wrote(obj):
+    """(b) for each output kind: the bake records exactly the files it added to the folder, and
+    Free Bake deletes exactly those (a file of the user's beside them stays)."""
+    folder = bpy.path.abspath(obj.fastcd.directory)
+    with open(os.path.join(folder, "notes.txt"), "w") as fh:
+        fh.write("the user's own file in the bake folder\n")
+    for output in ("MESH_CACHE", "SHAPE_KEYS"):
+        settings(obj, output=output)
+        before = listing(folder)
+        bake(obj)
+        written = sorted(set(listing(folder)) - set(before))
+        assert written == [f"{obj.name}.json", f"{obj.name}.pc2", f"{obj.name}_positions.npz"], written
+        recorded = recorded_names(obj)
+        bpy.context.view_layer.objects.active = obj
+        bpy.ops.fastcd.free_bake()
+        assert listing(folder) == before, f"{output}: Free Bake left {sorted(set(listing(folder)) - set(before))}, " \
+                                          f"deleted {sorted(set(before) - set(listing(folder)))}"
+        assert recorded == written, (recorded, written)
+        # The record on the object lost (a .blend file not saved after the bake, opened again):
+        # the bake's own .json still vouches for its files, so a re-bake replaces them and Free
+        # Bake deletes them.
+        bake(obj)
+        obj.fastcd.bake_record = ""
+        bake(obj)
+        obj.fastcd.bake_record = ""
+        bpy.ops.fastcd.free_bake()
+        assert listing(folder) == before, f"{output}, record lost: Free Bake left " \
+                                          f"{sorted(set(listing(folder)) - set(before))}"
+    settings(obj, output="MESH_CACHE")
+
+
+def check_changed_file_stays(obj):
+    """(c) a recorded file changed after the bake stays; the unchanged ones go."""
+    from fastcd_blender import bake as B
+    folder = bpy.path.abspath(obj.fastcd.directory)
+    bake(obj)
+    edited = os.path.join(folder, obj.name + ".json")
+    with open(edited, "a") as fh:
+        fh.write(" ")
+    result = B.free_bake(obj, obj.fastcd)
+    assert os.path.isfile(edited), "Free Bake deleted a file changed since the bake"
+    deleted, kept = result
+    assert sorted(os.path.basename(p) for p in deleted) == [obj.name + ".pc2", obj.name + "_positions.npz"], deleted
+    level, text = B.free_report(obj.name, deleted, kept)
+    assert level == "WARNING" and "changed since the bake" in text and edited in text, text
+    expect_refused(obj, f"already holds {obj.name}.json")  # nor does a re-bake replace it
+    os.remove(edited)
+
+
+def check_shared_bake_stays(obj):
+    """A duplicate of a baked object plays the same cache: freeing the duplicate keeps the files."""
+    from fastcd_blender import bake as B
+    bake(obj)
+    pc2 = bpy.path.abspath(obj.modifiers["fastcd"].filepath)
+    twin = obj.copy()
+    bpy.context.scene.collection.objects.link(twin)
+    deleted, kept = B.free_bake(twin, twin.fastcd)
+    assert deleted == [] and os.path.isfile(pc2), deleted
+    assert "fastcd" not in twin.modifiers and "fastcd" in obj.modifiers
+    assert f"object '{obj.name}' still plays this bake" in B.free_report(twin.name, deleted, kept)[1]
+    bpy.data.objects.remove(twin)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.fastcd.free_bake()
+    assert not os.path.exists(pc2)
+
+
+def check_foreign_files_are_never_deleted():
+    """(a) A Mesh Cache modifier named 'fastcd', as a .blend file from someone else may hold, points
+    at the user's thesis.pc2 with thesis.json and thesis_positions.npz beside it: Free Bake removes
+    the modifier and deletes none of them -- with no record, and with a record of their true sizes
+    and checksums made by another Blender (another key)."""
+    from fastcd_blender import bake as B
+    folder = os.path.join(WORK, "thesis")
+    os.makedirs(folder)
+    names = ["thesis.pc2", "thesis.json", "thesis_positions.npz", "thesis.tex"]
+    for n in names:
+        with open(os.path.join(folder, n), "wb") as fh:
+            fh.write(f"the user's {n}\n".encode())
+    sums = digests(folder, names)
+    obj, _ = build_rig("Received")
+    bpy.context.view_layer.objects.active = obj
+    for forged in (False, True):
+        mod = obj.modifiers.new("fastcd", "MESH_CACHE")
+        mod.filepath = bpy.path.relpath(os.path.join(folder, "thesis.pc2"))
+        if forged:  # the record, and a thesis.json signed as a bake's own, by another Blender
+            from fastcd_blender import record as R
+            own, R._key_cache = R._key(), b"another Blender's key, 32 bytes."
+            try:
+                with open(os.path.join(folder, "thesis.json"), "w") as fh:
+                    fh.write(R.signed_json(dict(object="Received"), [R.entry(os.path.join(folder, "thesis.pc2"))]))
+                obj.fastcd.bake_record = R.dumps([R.entry(os.path.join(folder, n)) for n in names])
+            finally:
+                R._key_cache = own
+            sums = digests(folder, names)
+            deleted, kept = B.free_bake(obj, obj.fastcd)
+            level, text = B.free_report(obj.name, deleted, kept)
+            assert level == "WARNING" and "another Blender" in text and "thesis.pc2" in text and "--" not in text, text
+            print("Free Bake with a forged record:", text)
+        else:
+            bpy.ops.fastcd.free_bake()
+        assert listing(folder) == sorted(names), f"Free Bake deleted {sorted(set(names) - set(listing(folder)))}"
+        assert digests(folder, names) == sums
+        assert "fastcd" not in obj.modifiers
+    # Without a record the report names the file and says why it stays.
+    mod = obj.modifiers.new("fastcd", "MESH_CACHE")
+    mod.filepath = os.path.join(folder, "thesis.pc2")
+    level, text = B.free_report(obj.name, *B.free_bake(obj, obj.fastcd))
+    assert level == "WARNING" and "has no record of writing it" in text and "thesis.pc2" in text, text
+    assert listing(folder) == sorted(names)
+
+
+def check_bake_never_replaces_a_foreign_file():
+    """A file at a bake's output name that no fastcd bake wrote stays, and so does what a link
+    there points at, and a named pipe there blocks nothing: the bake is refused."""
+    obj, _ = build_rig("Occupied")
+    settings(obj)
+    folder = bpy.path.abspath(obj.fastcd.directory)
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(WORK, "thesis.tex")
+    with open(target, "w") as fh:
+        fh.write("the user's thesis\n")
+    for name, make in (("Occupied.json", lambda p: open(p, "w").write("the user's Occupied.json\n")),
+                       ("Occupied.pc2", lambda p: os.symlink(target, p)),
+                       ("Occupied.json", os.mkfifo)):
+        path = os.path.join(folder, name)
+        make(path)
+        before = os.lstat(path)
+        expect_refused(obj, f"already holds {name}")
+        after = os.lstat(path)
+        assert (after.st_mode, after.st_ino, after.st_size) == (before.st_mode, before.st_ino, before.st_size), name
+        os.remove(path)
+    assert open(target).read() == "the user's thesis\n"
+
+
+def check_cancel_one_of_two_bakes():
+    """(d) Two bakes on two objects at once; cancelling one leaves the other to finish. Both
+    workers are held just before fastcd's meshing (fastcd.skinned_scene) until the cancel, so the
+    cancel lands while both are running."""
+    import fastcd
+    from fastcd_blender import bake as B
+    objs = {}
+    for name in ("JobA", "JobB"):
+        objs[name], _ = build_rig(name)
+        settings(objs[name])
+    arrived = {n: threading.Event() for n in objs}
+    release = threading.Event()
+    real = fastcd.skinned_scene
+
+    def held(*args, **kw):
+        arrived[kw["name"]].set()
+        release.wait()
+        return real(*args, **kw)
+    fastcd.skinned_scene = held
+    try:
+        jobs = {n: B.Bake(bpy.context, o, o.fastcd) for n, o in objs.items()}
+        steps = {n: j.steps() for n, j in jobs.items()}
+        for n in objs:  # each reads Blender's data on this thread, then starts its worker
+            while not arrived[n].is_set():
+                next(steps[n])
+        jobs["JobA"].cancel()
+        release.set()
+        for _ in steps["JobB"]:
+            pass
+        try:
+            for _ in steps["JobA"]:
+                pass
+            raise AssertionError("the cancelled bake finished")
+        except B.BakeError as e:
+            assert "cancelled" in str(e), e
+    finally:
+        release.set()
+        fastcd.skinned_scene = real
+    b, a = objs["JobB"], objs["JobA"]
+    assert b.fastcd.bake_record and "fastcd" in b.modifiers, "the bake that was not cancelled did not finish"
+    assert recorded_names(b) == ["JobB.json", "JobB.pc2"], recorded_names(b)
+    assert "fastcd" not in a.modifiers and a.fastcd.bake_record == ""
+    assert not os.path.exists(os.path.join(bpy.path.abspath(a.fastcd.directory), "JobA.pc2"))
 
 
 def main():
@@ -217,6 +417,12 @@ def main():
     pc2 = bpy.path.abspath(obj.modifiers["fastcd"].filepath)
     bpy.ops.fastcd.free_bake()
     assert "fastcd" not in obj.modifiers and not os.path.exists(pc2)
+    check_free_bake_deletes_only_what_the_bake_wrote(obj)
+    check_changed_file_stays(obj)
+    check_shared_bake_stays(obj)
+    check_foreign_files_are_never_deleted()
+    check_bake_never_replaces_a_foreign_file()
+    check_cancel_one_of_two_bakes()
 
     # A painted leak field and the full solver.
     g = obj.vertex_groups.new(name="leak")

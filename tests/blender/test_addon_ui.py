@@ -4,6 +4,7 @@ operator -- the window keeps handling events and redrawing while fastcd works in
 the status bar shows the progress -- and ends with the Mesh Cache modifier before the Armature
 modifier; a second bake cancelled mid-way (the Esc handler's path) changes nothing."""
 import os
+import shutil
 import sys
 import time
 
@@ -29,7 +30,8 @@ def context_override():
 
 
 def start():
-    os.makedirs(WORK, exist_ok=True)
+    shutil.rmtree(WORK, ignore_errors=True)  # the test's own folder: no bake of an earlier run
+    os.makedirs(WORK)
     bpy.ops.wm.save_as_mainfile(filepath=os.path.join(WORK, "ui.blend"))
     obj, _ = build_rig()
     scene = bpy.context.scene
