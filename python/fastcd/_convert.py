@@ -5,9 +5,20 @@ core maps without copying (Eigen is column-major: float64 / int32 in Fortran ord
 matrices, contiguous float64 for vectors), and raises a ValueError/TypeError naming the
 argument when the shape cannot be right. Anything numpy can turn into an array is accepted:
 lists, float32, int arrays for coordinates, C- or Fortran-ordered, (n,) or (n, 1) vectors.
+
+scipy.sparse inputs are checked before anything reads them, scipy included (scipy does not check
+index arrays edited in place, and its own conversions trust them): every one goes through
+:func:`sparse`, i.e. the C++ check every binding applies (python/src/arguments.cpp).
 """
+import os
+
 import numpy as np
 import scipy.sparse as sps
+
+from . import _errors, _fastcd
+from ._errors import describe
+
+_errors.install(_fastcd)  # short, named TypeErrors instead of pybind11's argument dumps
 
 _I32 = np.iinfo(np.int32)
 
@@ -18,7 +29,7 @@ def _shape(a):
 
 def _dense(A, name):
     if sps.issparse(A):
-        return A.toarray()
+        return sparse(A, name).toarray()
     return A
 
 
@@ -79,7 +90,7 @@ def index_vector(v, name):
 def float_vector(v, name, n=None):
     """float64, contiguous, 1-D; accepts (n,) and (n, 1)."""
     if sps.issparse(v):
-        v = v.toarray()
+        v = sparse(v, name).toarray()
     a = np.asarray(v, dtype=np.float64)
     if a.ndim == 2 and a.shape[1] == 1:
         a = a[:, 0]
@@ -91,16 +102,11 @@ def float_vector(v, name, n=None):
 
 
 def sparse(A, name):
-    """scipy.sparse.csc_matrix of float64 (what the C++ core's SparseMatrix maps)."""
-    if sps.issparse(A):
-        A = sps.csc_matrix(A, dtype=np.float64)
-    else:
-        a = np.asarray(A, dtype=np.float64)
-        if a.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D matrix, got shape {a.shape}")
-        A = sps.csc_matrix(a)
-    A.sort_indices()
-    return A
+    """A checked scipy.sparse.csc_matrix of float64 (sorted, duplicates summed) from any
+    scipy.sparse matrix or 2-D array. Raises ValueError naming `name` and the problem ("J is not
+    a valid sparse matrix: column 3 has row index 12, the matrix has 10 rows") for a shape, an
+    indptr or an index that is out of range, or a value that is NaN or infinite."""
+    return _fastcd.sparse_matrix(A, name)
 
 
 def diagonal_mass(M, name, n):
@@ -110,6 +116,57 @@ def diagonal_mass(M, name, n):
         if a.ndim == 1 or (a.ndim == 2 and a.shape[1] == 1 and n != 1):
             return sps.diags(float_vector(a, name, n)).tocsc()
     return sparse(M, name)
+
+
+def real(x, name):
+    """A float from a number (or a size-1 array); TypeError naming `name` otherwise."""
+    try:
+        return float(x)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{name} must be a number, got {describe(x)}") from None
+
+
+def integer(x, name):
+    """An int from an integer (or a float, truncated, as int() does); TypeError naming `name` otherwise."""
+    try:
+        return int(x)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{name} must be an integer, got {describe(x)}") from None
+
+
+def text(x, name):
+    """A str; TypeError naming `name` for anything else (str() would turn an array into kilobytes)."""
+    if isinstance(x, str):
+        return x
+    raise TypeError(f"{name} must be a string, got {describe(x)}")
+
+
+def path(p, name="path"):
+    """A file or folder path from a str, bytes or os.PathLike; TypeError naming `name` otherwise."""
+    try:
+        return os.fsdecode(os.fspath(p))
+    except TypeError:
+        raise TypeError(f"{name} must be a path (a str or pathlib.Path), got {describe(p)}") from None
+
+
+def reals(**kw):
+    """Keyword arguments as floats, each error naming its keyword."""
+    return {k: real(v, k) for k, v in kw.items()}
+
+
+def integers(**kw):
+    """Keyword arguments as ints, each error naming its keyword."""
+    return {k: integer(v, k) for k, v in kw.items()}
+
+
+def texts(**kw):
+    """Keyword arguments that must be strs, each error naming its keyword."""
+    return {k: text(v, k) for k, v in kw.items()}
+
+
+def paths(**kw):
+    """Keyword arguments that are paths, as strs, each error naming its keyword."""
+    return {k: path(v, k) for k, v in kw.items()}
 
 
 def int_array(a):

@@ -91,7 +91,8 @@ def momentum_leak_field(X, T, leak="diffusion", dt=1.0):
     "poisson" (Zhang et al. 2020): a Poisson solve with zero on the boundary, normalised.
     "none": D = 1 everywhere. A path to a (n, 1) DMAT, or an array of n values in [0, 1]: those.
     """
-    return _fastcd.momentum_leak_field(cv.float_matrix(X, "X"), cv.index_matrix(T, "T"), _leak(leak), float(dt))
+    return _fastcd.momentum_leak_field(cv.float_matrix(X, "X"), cv.index_matrix(T, "T"), _leak(leak),
+                                       cv.real(dt, "dt"))
 
 
 def _rig(X, T, J, p0, rho):
@@ -124,7 +125,7 @@ class _CDBase:
         self.n_rot = int(sys.n_rot)
         self.dim = int(sys.dim)
         self.dt = float(sys.dt)
-        self.iters = int(iters)
+        self.iters = cv.integer(iters, "iters")
 
     def lift(self, s):
         """u_c (n dim) of a state, in the state's shape convention ((m,) -> (n dim,))."""
@@ -145,20 +146,35 @@ class _CDBase:
         like s. iters: local/global iterations (default: the constructor's). NaN or Inf in any
         input raises ValueError. The GIL is released during the C++ step.
         """
-        return self._sys.step(s, s_dot, p, p_dot, p_next, -1 if iters is None else int(iters))
+        return self._sys.step(s, s_dot, p, p_dot, p_next, -1 if iters is None else cv.integer(iters, "iters"))
 
     # copy.copy / copy.deepcopy share the immutable precomputed system (a C++ copy); pickling
-    # stores the construction inputs and precomputes again on loading (deterministic).
+    # stores the C++ system alone (its construction inputs, checked and precomputed again on
+    # loading: deterministic) and the iteration count; every other attribute is read back from
+    # the rebuilt system, so nothing unchecked in a pickle is ever used.
     def __deepcopy__(self, memo):
         new = copy.copy(self)
         new._sys = copy.copy(self._sys)
         return new
 
     def __getstate__(self):
-        return self.__dict__.copy()
+        return {"_sys": self._sys, "iters": self.iters}
 
-    def __setstate__(self, state):
-        self.__dict__.update(state)
+    def _state_parts(self, state, system):
+        """(sys, iters) of a pickled state, checked (a ValueError naming the object otherwise).
+        Pickles of earlier versions (the whole attribute dict) load too."""
+        name = f"fastcd.{type(self).__name__}"
+        if not isinstance(state, dict):
+            raise ValueError(f"cannot unpickle a {name}: its state is {cv.describe(state)}, not a dict "
+                             "(the pickle is damaged, or was not written by fastcd)")
+        sys, iters = state.get("_sys"), state.get("iters")
+        if not isinstance(sys, system):
+            raise ValueError(f"cannot unpickle a {name}: its solver is {cv.describe(sys)}, not a "
+                             f"{system.__name__} (the pickle is damaged, or was not written by fastcd)")
+        if isinstance(iters, bool) or not isinstance(iters, int) or iters < 0:
+            raise ValueError(f"cannot unpickle a {name}: its iteration count is {iters!r}, not an integer >= 0 "
+                             "(the pickle is damaged, or was not written by fastcd)")
+        return sys, iters
 
 
 class FullCD(_CDBase):
@@ -183,10 +199,13 @@ class FullCD(_CDBase):
                  leak="diffusion", gravity=None):
         X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
         J, p0 = _rig(X, T, J, p0, rho)
-        sys = _fastcd.FullCD(X, T, J, p0, dt=float(dt), ym=float(ym), pr=float(pr), rho=float(rho),
-                             iterations=int(iters), leak=_leak(leak), leak_dt=float(leak_dt),
-                             gravity=_gravity(gravity))
+        sys = _fastcd.FullCD(X, T, J, p0, iterations=cv.integer(iters, "iters"), leak=_leak(leak),
+                             gravity=_gravity(gravity), **cv.reals(dt=dt, ym=ym, pr=pr, rho=rho, leak_dt=leak_dt))
         self._init_common(sys, iters)
+        self.B = None
+
+    def __setstate__(self, state):
+        self._init_common(*self._state_parts(state, _fastcd.FullCD))
         self.B = None
 
     def __repr__(self):
@@ -217,17 +236,20 @@ class ReducedCD(_CDBase):
                  iters=10, leak_dt=1.0, leak="diffusion", gravity=None, precision="double"):
         X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
         J, p0 = _rig(X, T, J, p0, rho)
-        sys = _fastcd.FastCD(X, T, J, p0, modes=int(k_modes), clusters=int(n_clusters), dt=float(dt),
-                             ym=float(ym), pr=float(pr), rho=float(rho), iterations=int(iters),
-                             leak=_leak(leak), leak_dt=float(leak_dt), gravity=_gravity(gravity),
-                             precision=str(precision))
+        sys = _fastcd.FastCD(X, T, J, p0, modes=cv.integer(k_modes, "k_modes"),
+                             clusters=cv.integer(n_clusters, "n_clusters"), iterations=cv.integer(iters, "iters"),
+                             leak=_leak(leak), gravity=_gravity(gravity), precision=cv.text(precision, "precision"),
+                             **cv.reals(dt=dt, ym=ym, pr=pr, rho=rho, leak_dt=leak_dt))
+        self._init_reduced(sys, iters)
+
+    def _init_reduced(self, sys, iters):
         self._init_common(sys, iters)
-        self.B = sys.B
+        self.B = sys.B                        # read-only views into the system
         self.W = sys.W
         self.eigenvalues = sys.eigenvalues
         self.labels = cv.int_array(sys.labels)
         self.structural_residual = float(sys.structural_residual)
-        self.k_modes = int(k_modes)
+        self.k_modes = int(sys.modes)
 
     def __deepcopy__(self, memo):
         new = super().__deepcopy__(memo)
@@ -235,8 +257,7 @@ class ReducedCD(_CDBase):
         return new
 
     def __setstate__(self, state):
-        super().__setstate__(state)
-        self.B, self.W = self._sys.B, self._sys.W   # views into the rebuilt system
+        self._init_reduced(*self._state_parts(state, _fastcd.FastCD))
 
     def __repr__(self):
         return (f"ReducedCD(state_dim={self.state_dim}, n_rot={self.n_rot}, dim={self.dim}, "
@@ -263,16 +284,19 @@ def Simulation(X, T, rig=None, J=None, p0=None, solver="full", dt=1e-2, ym=1e5, 
     products in single precision, as in :class:`ReducedCD`). The GIL is released while it steps.
     """
     X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
+    if rig is not None and not isinstance(rig, _fastcd.Rig):
+        raise TypeError(f"Simulation: rig must be a fastcd.Rig (a LinearRig, cage_rig(...), point_handle_rig(...) "
+                        f"or your own subclass), got a {type(rig).__name__}; for a linear rig x = J p give J= "
+                        "(and p0=) instead")
     if rig is None:
         J, p0 = _rig(X, T, J, p0, rho)
         rig = _fastcd.LinearRig(J, p0, X.shape[1], "lbs" if J is not None else "affine handle")
     elif J is not None or p0 is not None:
         raise ValueError("Simulation: give either rig or J (and p0), not both")
-    return _fastcd.Simulation(X, T, rig, solver=str(solver), dt=float(dt), ym=float(ym), pr=float(pr),
-                              rho=float(rho), iterations=int(iterations), modes=int(modes), clusters=int(clusters),
-                              leak=_leak(leak), leak_dt=float(leak_dt), gravity=_gravity(gravity),
-                              tolerance=float(tolerance), dynamics=bool(dynamics), monitor=bool(monitor),
-                              precision=str(precision))
+    return _fastcd.Simulation(X, T, rig, leak=_leak(leak), gravity=_gravity(gravity), dynamics=bool(dynamics),
+                              monitor=bool(monitor), **cv.texts(solver=solver, precision=precision),
+                              **cv.reals(dt=dt, ym=ym, pr=pr, rho=rho, leak_dt=leak_dt, tolerance=tolerance),
+                              **cv.integers(iterations=iterations, modes=modes, clusters=clusters))
 
 
 def read_scene(path, rig="auto", material="", cache_dir=""):
@@ -281,7 +305,7 @@ def read_scene(path, rig="auto", material="", cache_dir=""):
     glTF character (JSON; docs/scene-format.md), or a .glb / .gltf character with the defaults.
     A scene asking for another material than ARAP is refused unless ``material="arap"``.
     ``cache_dir``: a folder where the tets of a surface or character are kept for the next load."""
-    return _fastcd.read_scene(str(path), rig=str(rig), material=str(material), cache_dir=str(cache_dir))
+    return _fastcd.read_scene(cv.path(path), **cv.texts(rig=rig, material=material), **cv.paths(cache_dir=cache_dir))
 
 
 def read_character(path, clip="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0, mesher="netgen",
@@ -289,9 +313,10 @@ def read_character(path, clip="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0
     """A skinned, animated glTF 2.0 character as ``fastcd run CHARACTER.glb`` reads it: every skin
     filled with tets (``mesher`` netgen, tetgen or voxel), one clip (name or index) sampled at
     ``dt``; ``ym`` (Pa), ``rho`` (kg/m^3) physical, ``scale`` metres per file unit."""
-    return _fastcd.read_character(str(path), clip=str(clip), scale=float(scale), ym=float(ym), pr=float(pr),
-                                  rho=float(rho), dt=float(dt), mesher=str(mesher),
-                                  voxel_resolution=int(voxel_resolution), cache_dir=str(cache_dir))
+    return _fastcd.read_character(cv.path(path), **cv.texts(clip=clip, mesher=mesher),
+                                  **cv.reals(scale=scale, ym=ym, pr=pr, rho=rho, dt=dt),
+                                  voxel_resolution=cv.integer(voxel_resolution, "voxel_resolution"),
+                                  **cv.paths(cache_dir=cache_dir))
 
 
 def skinned_scene(skins, poses, joint_points=None, name="character", source="", scale=1.0, ym=2e4, pr=0.45,
@@ -305,19 +330,13 @@ def skinned_scene(skins, poses, joint_points=None, name="character", source="", 
     of 12 entries per joint, each joint's column-major 3x4 ``[A | t]`` taking bind-space points to
     their posed place; the first pose is where the simulation starts at rest. A painted ``leak``
     field is used by ``simulation_from_scene(..., leak="painted")``."""
-    import numpy as np
-    items = []
-    for k in skins:
-        d = {"label": str(k.get("label", "skin")), "V": np.asarray(k["V"], dtype=np.float64),
-             "F": np.asarray(k["F"], dtype=np.int32), "W": np.asarray(k["W"], dtype=np.float64)}
-        if k.get("leak") is not None:
-            d["leak"] = np.asarray(k["leak"], dtype=np.float64)
-        items.append(d)
-    jp = np.zeros((0, 3)) if joint_points is None else np.asarray(joint_points, dtype=np.float64)
-    return _fastcd.skinned_scene(items, [np.asarray(p, dtype=np.float64) for p in poses], joint_points=jp,
-                                 name=str(name), source=str(source), scale=float(scale), ym=float(ym), pr=float(pr),
-                                 rho=float(rho), dt=float(dt), mesher=str(mesher),
-                                 voxel_resolution=int(voxel_resolution), cache_dir=str(cache_dir))
+    # Every array is converted (and checked, by name: "skins[1]['W']", "poses[3]") in C++.
+    skins = [dict(k, label=str(k.get("label", "skin"))) if isinstance(k, dict) else k for k in skins]
+    return _fastcd.skinned_scene(skins, list(poses), joint_points=joint_points,
+                                 **cv.texts(name=name, source=source, mesher=mesher),
+                                 **cv.reals(scale=scale, ym=ym, pr=pr, rho=rho, dt=dt),
+                                 voxel_resolution=cv.integer(voxel_resolution, "voxel_resolution"),
+                                 **cv.paths(cache_dir=cache_dir))
 
 
 def read_surface_scene(path, handles, anim, weights="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0,
@@ -325,9 +344,10 @@ def read_surface_scene(path, handles, anim, weights="", scale=1.0, ym=2e4, pr=0.
     """A closed surface (.obj / .off / .ply) driven by handles (a TGF) and their animation (the
     Complementary Dynamics release's 3D format), as ``fastcd run SURFACE --handles --anim``;
     ``weights`` an optional DMAT with one row per surface vertex."""
-    return _fastcd.read_surface_scene(str(path), str(handles), str(anim), weights=str(weights), scale=float(scale),
-                                      ym=float(ym), pr=float(pr), rho=float(rho), dt=float(dt), mesher=str(mesher),
-                                      cache_dir=str(cache_dir))
+    return _fastcd.read_surface_scene(cv.path(path), cv.path(handles, "handles"), cv.path(anim, "anim"),
+                                      **cv.paths(weights=weights, cache_dir=cache_dir),
+                                      mesher=cv.text(mesher, "mesher"),
+                                      **cv.reals(scale=scale, ym=ym, pr=pr, rho=rho, dt=dt))
 
 
 def write_gltf_outputs(scene, U, out_dir, clip="", encoding="frames", pca_tolerance=1e-4):
@@ -335,10 +355,9 @@ def write_gltf_outputs(scene, U, out_dir, clip="", encoding="frames", pca_tolera
     displacements in file units (``scene.to_file_units`` of the simulated minus the rig-only
     positions). Writes ``<name>.glb`` (rest-space morph targets) and a rest-space PC2 / MDD per mesh
     node into ``out_dir``; returns their paths and the encoding's report as a dict."""
-    import numpy as np
-    frames = [np.ascontiguousarray(u, dtype=np.float64) for u in U]
-    return _fastcd.write_gltf_outputs(scene, frames, str(out_dir), clip=str(clip), encoding=str(encoding),
-                                      pca_tolerance=float(pca_tolerance))
+    return _fastcd.write_gltf_outputs(scene, list(U), cv.path(out_dir, "out_dir"),
+                                      **cv.texts(clip=clip, encoding=encoding),
+                                      pca_tolerance=cv.real(pca_tolerance, "pca_tolerance"))
 
 
 def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, clusters=100, leak="auto",
@@ -355,8 +374,9 @@ def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, cluster
             frames.append(sim.scene.to_file_units(sim.positions()))   # the output surface
     """
     scene = read_scene(path, rig=rig, material=material, cache_dir=cache_dir)
-    sim = _fastcd.simulation_from_scene(scene, solver=str(solver), iterations=int(iterations), modes=int(modes),
-                                        clusters=int(clusters), leak=str(leak), gravity=float(gravity),
-                                        dynamics=bool(dynamics), cache_dir=str(cache_dir))
+    sim = _fastcd.simulation_from_scene(scene, **cv.texts(solver=solver, leak=leak),
+                                        **cv.integers(iterations=iterations, modes=modes, clusters=clusters),
+                                        gravity=cv.real(gravity, "gravity"), dynamics=bool(dynamics),
+                                        **cv.paths(cache_dir=cache_dir))
     sim.scene = scene
     return sim

@@ -43,13 +43,13 @@ def massmatrix(X, T, rho=1):
     """
     X, T = _mesh(X, T)
     if np.ndim(rho) == 0:
-        return _fastcd.massmatrix(X, T, float(rho))
+        return _fastcd.massmatrix(X, T, cv.real(rho, "rho"))
     return _fastcd.massmatrix_per_element(X, T, cv.float_vector(rho, "rho", T.shape[0]))
 
 
 def kron_identity(A, k):
     """kron(A, I_k) as csc: lifts a per-vertex operator to interleaved DOFs."""
-    return _fastcd.kron_identity(cv.sparse(A, "A"), int(k))
+    return _fastcd.kron_identity(cv.sparse(A, "A"), cv.integer(k, "k"))
 
 
 def deformation_jacobian(X, T):
@@ -69,7 +69,7 @@ def dirichlet_laplacian(X, T, mu=1, vector=False):
     """
     X, T = _mesh(X, T)
     if np.ndim(mu) == 0:
-        return _fastcd.dirichlet_laplacian(X, T, float(mu), bool(vector))
+        return _fastcd.dirichlet_laplacian(X, T, cv.real(mu, "mu"), bool(vector))
     return _fastcd.dirichlet_laplacian_per_element(X, T, cv.float_vector(mu, "mu", T.shape[0]), bool(vector))
 
 
@@ -91,7 +91,7 @@ def ympr_to_lame(ym, pr):
     ym > 0 and -1 < pr < 0.5 (simkit divides by zero at 0.5).
     """
     if np.ndim(ym) == 0 and np.ndim(pr) == 0:
-        return _fastcd.ympr_to_lame(float(ym), float(pr))
+        return _fastcd.ympr_to_lame(cv.real(ym, "ym"), cv.real(pr, "pr"))
     y, p = np.broadcast_arrays(np.asarray(ym, dtype=np.float64), np.asarray(pr, dtype=np.float64))
     pairs = [_fastcd.ympr_to_lame(float(a), float(b)) for a, b in zip(y.ravel(), p.ravel())]
     mu = np.array([m for m, _ in pairs], dtype=np.float64).reshape(y.shape)
@@ -118,13 +118,13 @@ def boundary_vertices(T):
 def triangulated_grid(nx, ny):
     """libigl's triangulated_grid: (V, F), V (nx ny, 2) on [0,1]^2, vertex x + nx y at
     (x/(nx-1), y/(ny-1)); F (2 (nx-1)(ny-1), 3) counter-clockwise, int64."""
-    V, F = _fastcd.triangulated_grid(int(nx), int(ny))
+    V, F = _fastcd.triangulated_grid(cv.integer(nx, "nx"), cv.integer(ny, "ny"))
     return np.ascontiguousarray(V), cv.int_array(F)
 
 
 def tetrahedralized_grid(nx, ny, nz):
     """(V, T): box grid on [0,1]^3 with nx ny nz vertices, six positive tets per cube."""
-    V, T = _fastcd.tetrahedralized_grid(int(nx), int(ny), int(nz))
+    V, T = _fastcd.tetrahedralized_grid(cv.integer(nx, "nx"), cv.integer(ny, "ny"), cv.integer(nz, "nz"))
     return np.ascontiguousarray(V), cv.int_array(T)
 
 
@@ -135,7 +135,7 @@ def beam(width=40, height=5, thickness=0.1):
     then normalize_and_center. The default is 200 vertices and 312 triangles, x in
     [-0.1, 0.1], y in [-1, 1].
     """
-    X, T = _fastcd.beam(int(width), int(height), float(thickness))
+    X, T = _fastcd.beam(cv.integer(width, "width"), cv.integer(height, "height"), cv.real(thickness, "thickness"))
     return np.ascontiguousarray(X), cv.int_array(T)
 
 
@@ -152,7 +152,7 @@ def diffuse_field(Vv, Tv, bI, phi, dt=None, normalize=True):
     V, T = _mesh(Vv, Tv, "Vv")
     bI = cv.index_vector(bI, "bI")
     phi = cv.float_matrix(phi, "phi", allow_vector=True)
-    return _fastcd.diffuse_field(V, T, bI, phi, None if dt is None else float(dt), bool(normalize))
+    return _fastcd.diffuse_field(V, T, bI, phi, None if dt is None else cv.real(dt, "dt"), bool(normalize))
 
 
 def normalize_and_center(X, return_params=False):
@@ -195,4 +195,4 @@ def elastic_operators(X, T, ym=1e5, pr=0, rho=1e3):
     stiffness); dim: int; mu: float (first Lame parameter); vol: (t,) element |volume|.
     """
     X, T = _mesh(X, T)
-    return _fastcd.elastic_operators(X, T, float(ym), float(pr), float(rho))
+    return _fastcd.elastic_operators(X, T, cv.real(ym, "ym"), cv.real(pr, "pr"), cv.real(rho, "rho"))

@@ -11,8 +11,8 @@ __all__ = ["read_obj", "read_obj_2d", "write_obj", "read_off", "read_ply", "writ
            "write_pc2"]
 
 
-def _path(p):
-    return str(Path(p))
+def _path(p, name="path"):
+    return cv.path(p, name)
 
 
 def read_obj(path):
@@ -69,8 +69,9 @@ def read_msh(path):
 
 def read_tetgen(node_path, ele_path=None):
     """TetGen .node / .ele -> (X, T); ele_path defaults to the .ele beside the .node."""
-    node = Path(node_path)
-    return _fastcd.read_tetgen(str(node), _path(ele_path) if ele_path is not None else str(node.with_suffix(".ele")))
+    node = Path(_path(node_path, "node_path"))
+    ele = _path(ele_path, "ele_path") if ele_path is not None else str(node.with_suffix(".ele"))
+    return _fastcd.read_tetgen(str(node), ele)
 
 
 def read_volume_mesh(path):
@@ -104,5 +105,5 @@ def read_pc2(path):
 
 def write_pc2(path, frames, start_frame=0.0, sample_rate=1.0):
     """Writes a PC2 point cache from (samples, points, 2 or 3) positions (rounded to float32)."""
-    _fastcd.write_pc2(_path(path), [cv.float_matrix(f, "frame", cols=(2, 3)) for f in frames], float(start_frame),
-                      float(sample_rate))
+    _fastcd.write_pc2(_path(path), [cv.float_matrix(f, "frame", cols=(2, 3)) for f in frames],
+                      cv.real(start_frame, "start_frame"), cv.real(sample_rate, "sample_rate"))

@@ -1,6 +1,7 @@
 """Solvers: batched polar decomposition and block coordinate descent."""
 import numpy as np
 
+from . import _convert as cv
 from . import _fastcd
 
 __all__ = ["polar_svd", "block_coord"]
@@ -34,7 +35,7 @@ def block_coord(x0, global_step_func, local_step_func, tolerance=1e-6, max_iter=
     exactly max_iter iterations; max_iter 0 returns a copy of x0). Returns x.
     """
     x = np.array(x0, copy=True)
-    for _ in range(int(max_iter)):
+    for _ in range(cv.integer(max_iter, "max_iter")):
         x_prev = x
         r = local_step_func(x)
         x = global_step_func(x, r)

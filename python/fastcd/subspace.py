@@ -26,9 +26,9 @@ def orthonormalize(B, M=None, threshold=1e-16, rank_rtol=1e-10):
     """
     B = cv.dense_matrix(B, "B", allow_vector=True)
     if M is None:
-        return _fastcd.orthonormalize(B, float(threshold), float(rank_rtol))
-    return _fastcd.orthonormalize_mass(B, cv.diagonal_mass(M, "M", B.shape[0]), float(threshold),
-                                       float(rank_rtol))
+        return _fastcd.orthonormalize(B, cv.real(threshold, "threshold"), cv.real(rank_rtol, "rank_rtol"))
+    return _fastcd.orthonormalize_mass(B, cv.diagonal_mass(M, "M", B.shape[0]), cv.real(threshold, "threshold"),
+                                       cv.real(rank_rtol, "rank_rtol"))
 
 
 def project_into_subspace(y, B, M=None, BMB=None, BMy=None):
@@ -39,6 +39,8 @@ def project_into_subspace(y, B, M=None, BMB=None, BMy=None):
     Returns z (r, 1). Raises RuntimeError when B^T M B is singular.
     """
     y = cv.float_vector(y, "y")
+    if sps.issparse(B):
+        B = cv.sparse(B, "B")  # checked before scipy's own products read it
     if BMB is not None or BMy is not None:
         if BMB is None or BMy is None:
             MB = B if M is None else (cv.sparse(M, "M") @ B)
@@ -49,7 +51,7 @@ def project_into_subspace(y, B, M=None, BMB=None, BMy=None):
         z = _fastcd.project_into_subspace_normal(cv.dense_matrix(BMB, "BMB"), cv.float_vector(BMy, "BMy"))
     elif sps.issparse(B):
         Mm = sps.identity(y.shape[0], format="csc") if M is None else cv.sparse(M, "M")
-        z = _fastcd.project_into_subspace_sparse(y, cv.sparse(B, "B"), Mm)
+        z = _fastcd.project_into_subspace_sparse(y, B, Mm)
     else:
         Bd = cv.float_matrix(B, "B", allow_vector=True)
         z = (_fastcd.project_into_subspace(y, Bd) if M is None
@@ -67,8 +69,8 @@ def lbs_weight_space_constraint(V, T, C, rtol=1e-10):
     """
     V, T = cv.float_matrix(V, "V"), cv.index_matrix(T, "T")
     if sps.issparse(C):
-        return _fastcd.lbs_weight_space_constraint(V, T, cv.sparse(C, "C"), float(rtol))
-    return _fastcd.lbs_weight_space_constraint_dense(V, T, cv.float_matrix(C, "C"), float(rtol))
+        return _fastcd.lbs_weight_space_constraint(V, T, cv.sparse(C, "C"), cv.real(rtol, "rtol"))
+    return _fastcd.lbs_weight_space_constraint_dense(V, T, cv.float_matrix(C, "C"), cv.real(rtol, "rtol"))
 
 
 def skinning_eigenmodes(X, T, k, mu=1, bI=None, Aeq=None):
@@ -84,7 +86,7 @@ def skinning_eigenmodes(X, T, k, mu=1, bI=None, Aeq=None):
     X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
     bI = None if bI is None else cv.index_vector(bI, "bI")
     Aeq = None if Aeq is None else cv.dense_matrix(Aeq, "Aeq")
-    return _fastcd.skinning_eigenmodes(X, T, int(k), float(mu), bI, Aeq)
+    return _fastcd.skinning_eigenmodes(X, T, cv.integer(k, "k"), cv.real(mu, "mu"), bI, Aeq)
 
 
 def spectral_cubature(X, T, W, k, return_labels=False, return_centroids=False):
@@ -97,7 +99,8 @@ def spectral_cubature(X, T, W, k, return_labels=False, return_centroids=False):
     reproduced bit for bit.
     """
     X, T = cv.float_matrix(X, "X"), cv.index_matrix(T, "T")
-    lI, mc, labels, centroids = _fastcd.spectral_cubature(X, T, cv.float_matrix(W, "W", allow_vector=True), int(k))
+    lI, mc, labels, centroids = _fastcd.spectral_cubature(X, T, cv.float_matrix(W, "W", allow_vector=True),
+                                                          cv.integer(k, "k"))
     out = (cv.int_array(lI), mc)
     if return_labels:
         out += (cv.int_array(labels),)
@@ -113,7 +116,7 @@ def spectral_clustering(W, k, D=None, seed=0):
     """
     W = cv.float_matrix(W, "W", allow_vector=True)
     D = np.zeros(0) if D is None else cv.float_vector(D, "D", W.shape[0])
-    labels, centroids = _fastcd.spectral_clustering(W, int(k), D, int(seed))
+    labels, centroids = _fastcd.spectral_clustering(W, cv.integer(k, "k"), D, cv.integer(seed, "seed"))
     return cv.int_array(labels), np.ascontiguousarray(centroids)
 
 
@@ -134,8 +137,8 @@ def kmeans2(data, k, iter=10, thresh=1e-5, minit="++", missing="warn", check_fin
     if check_finite and not np.isfinite(a).all():
         raise ValueError("array must not contain infs or NaNs")
     one_d = a.ndim == 1
-    centroids, labels = _fastcd.kmeans2(cv.float_matrix(a, "data", allow_vector=True), int(k), int(iter),
-                                        0 if seed is None else int(seed))
+    centroids, labels = _fastcd.kmeans2(cv.float_matrix(a, "data", allow_vector=True), cv.integer(k, "k"),
+                                        cv.integer(iter, "iter"), 0 if seed is None else cv.integer(seed, "seed"))
     labels = np.ascontiguousarray(labels)
     if np.bincount(labels, minlength=int(k)).min() == 0:
         msg = "One of the clusters is empty. Re-run kmeans with a different initialization."

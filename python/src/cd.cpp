@@ -2,9 +2,12 @@
 // solvers and the Simulation that runs either. Each solver object owns its precomputed system
 // and a workspace (guarded by a mutex, so two Python threads can share one solver); a step
 // converts its five arrays, allocates the output array, releases the GIL and runs one
-// allocation-free C++ step straight into it. Both solvers and the simulation copy
-// (copy.copy / copy.deepcopy: the precomputed data is immutable and shared); the solvers
-// pickle (their construction inputs, rebuilt on loading: the precompute is deterministic).
+// allocation-free C++ step straight into it. A Simulation has the same per-object lock around
+// every call that changes or reads its state (simulation_object.hpp). Both solvers and the
+// simulation copy (copy.copy / copy.deepcopy: the precomputed data is immutable and shared); the
+// solvers pickle (their construction inputs, checked and rebuilt on loading: the precompute is
+// deterministic). Arguments a user passes straight to these bindings are converted by name
+// (arguments.hpp), so a wrong one is named in a short error.
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/full_cd.hpp"
 #include "fastcd/cd/leak_field.hpp"
@@ -24,6 +28,7 @@
 #include "fastcd/common/layout.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
 #include "fastcd/scene/scene_simulation.hpp"
+#include "simulation_object.hpp"
 
 namespace py = pybind11;
 using namespace py::literals;
@@ -46,7 +51,7 @@ LeakFieldOptions leak_options(const py::object& leak, double leak_dt, Index n) {
     o = leak_field_options(py::cast<std::string>(leak), n);
   } else {
     o.kind = LeakFieldKind::Values;
-    o.values = py::cast<VectorXd>(leak);
+    o.values = vector_from_python(leak, "leak", n);
   }
   o.dt = leak_dt;
   return o;
@@ -68,7 +73,7 @@ CDOptions make_options(double dt, double ym, double pr, double rho, int iteratio
   o.tolerance = tolerance;
   o.precision = precision_from_name(precision);
   o.leak = leak_options(leak, leak_dt, n);
-  if (!gravity.is_none()) o.gravity = py::cast<VectorXd>(gravity);
+  if (!gravity.is_none()) o.gravity = vector_from_python(gravity, "gravity");
   return o;
 }
 
@@ -92,23 +97,50 @@ py::dict options_dict(const CDOptions& o) {
   return d;
 }
 
-CDOptions options_from_dict(const py::dict& d) {
+/// One entry of a pickled options dict: present and of the right kind.
+template <class T>
+T option(const py::dict& d, const char* key) {
+  if (!d.contains(key)) throw std::invalid_argument(std::string("its options lack '") + key + "'");
+  try {
+    return d[key].cast<T>();
+  } catch (const py::cast_error&) {
+    throw std::invalid_argument(std::string("its option '") + key + "' is " + describe(d[key]));
+  }
+}
+
+/// An enum stored as its integer, checked to name one of the first `count` values.
+template <class Enum>
+Enum enum_option(const py::dict& d, const char* key, int count) {
+  const int v = option<int>(d, key);
+  if (v < 0 || v >= count)
+    throw std::invalid_argument(std::string("its option '") + key + "' is " + std::to_string(v) + ", not one of 0.." +
+                                std::to_string(count - 1));
+  return static_cast<Enum>(v);
+}
+
+/// The options of a pickled solver, every field checked (validate() and the value ranges of
+/// the enums and vectors) before anything is built from them.
+CDOptions options_from_dict(const py::handle& h) {
+  if (!py::isinstance<py::dict>(h)) throw std::invalid_argument("its options are " + describe(h) + ", not a dict");
+  const auto d = py::reinterpret_borrow<py::dict>(h);
   CDOptions o;
-  o.dt = d["dt"].cast<double>();
-  o.ym = d["ym"].cast<double>();
-  o.pr = d["pr"].cast<double>();
-  o.rho = d["rho"].cast<double>();
-  o.iterations = d["iterations"].cast<int>();
-  o.tolerance = d["tolerance"].cast<double>();
-  o.modes = d["modes"].cast<int>();
-  o.clusters = d["clusters"].cast<int>();
-  o.leak.kind = static_cast<LeakFieldKind>(d["leak_kind"].cast<int>());
-  o.leak.dt = d["leak_dt"].cast<double>();
-  o.leak.values = d["leak_values"].cast<VectorXd>();
-  o.gravity = d["gravity"].cast<VectorXd>();
-  o.constraint_rtol = d["constraint_rtol"].cast<double>();
-  o.backend = static_cast<CholeskyBackend>(d["backend"].cast<int>());
-  if (d.contains("precision")) o.precision = precision_from_name(d["precision"].cast<std::string>());
+  o.dt = option<double>(d, "dt");
+  o.ym = option<double>(d, "ym");
+  o.pr = option<double>(d, "pr");
+  o.rho = option<double>(d, "rho");
+  o.iterations = option<int>(d, "iterations");
+  o.tolerance = option<double>(d, "tolerance");
+  o.modes = option<int>(d, "modes");
+  o.clusters = option<int>(d, "clusters");
+  o.leak.kind = enum_option<LeakFieldKind>(d, "leak_kind", static_cast<int>(LeakFieldKind::Centroid) + 1);
+  o.leak.dt = option<double>(d, "leak_dt");
+  o.leak.values = vector_from_python(option<py::object>(d, "leak_values"), "leak_values");
+  o.gravity = vector_from_python(option<py::object>(d, "gravity"), "gravity");
+  o.constraint_rtol = option<double>(d, "constraint_rtol");
+  o.backend = enum_option<CholeskyBackend>(d, "backend", static_cast<int>(CholeskyBackend::Cholmod) + 1);
+  if (d.contains("precision")) o.precision = precision_from_name(option<std::string>(d, "precision"));
+  if (!o.leak.values.allFinite()) throw std::invalid_argument("leak_values has NaN or infinite entries");
+  validate(o);
   return o;
 }
 
@@ -177,10 +209,38 @@ struct SolverObject {
   }
 
   py::tuple getstate() const { return py::make_tuple(X, T, J, p0, options_dict(options)); }
-  static SolverObject* setstate(const py::tuple& t) {
-    if (t.size() != 5) throw std::runtime_error("invalid pickled solver state");
-    return new SolverObject(t[0].cast<MatrixXd>(), t[1].cast<MatrixXi>(), t[2].cast<SparseMatrix>(),
-                            t[3].cast<VectorXd>(), options_from_dict(t[4].cast<py::dict>()));
+
+  /// Rebuilds a solver from its pickled state (X, T, J, p0, options), every part checked for
+  /// kind, size, index range and finiteness before the precompute sees it (which checks the
+  /// mesh and the fit between the parts again): a damaged or foreign pickle raises ValueError
+  /// naming the object, never a crash.
+  static SolverObject* setstate(const py::object& state) {
+    const char* object = std::is_same_v<Solver, FullCD> ? "fastcd.FullCD" : "fastcd.ReducedCD";
+    try {
+      if (!py::isinstance<py::tuple>(state) || py::len(state) != 5)
+        throw std::invalid_argument("its state is " + describe(state) + ", not the 5 items fastcd pickles");
+      const auto t = py::reinterpret_borrow<py::tuple>(state);
+      MatrixXd X = matrix_from_python(t[0], "X");
+      if (X.cols() != 2 && X.cols() != 3)
+        throw std::invalid_argument("X has " + std::to_string(X.cols()) + " columns, not 2 or 3");
+      MatrixXi T = index_matrix_from_python(t[1], "T", X.cols() + 1);
+      if (T.size() > 0 && (T.minCoeff() < 0 || T.maxCoeff() >= X.rows()))
+        throw std::invalid_argument("T names vertices outside [0, " + std::to_string(X.rows()) + ")");
+      SparseMatrix J = sparse_from_python(t[2], "J");
+      if (J.rows() != X.size())
+        throw std::invalid_argument("J has " + std::to_string(J.rows()) + " rows, the mesh has " +
+                                    std::to_string(X.size()) + " DOFs");
+      VectorXd p0 = vector_from_python(t[3], "p0", J.cols());
+      if (!p0.allFinite()) throw std::invalid_argument("p0 has NaN or infinite entries");
+      CDOptions o = options_from_dict(t[4]);
+      return new SolverObject(std::move(X), std::move(T), std::move(J), std::move(p0), std::move(o));
+    } catch (const py::error_already_set& e) {
+      throw py::value_error(std::string("cannot unpickle a ") + object + ": " + e.what() +
+                            " (the pickle is damaged, or was not written by fastcd)");
+    } catch (const std::exception& e) {
+      throw py::value_error(std::string("cannot unpickle a ") + object + ": " + e.what() +
+                            " (the pickle is damaged, or was not written by fastcd)");
+    }
   }
 };
 using FullCDObject = SolverObject<FullCD>;
@@ -208,7 +268,20 @@ void common_solver_properties(Cls& c) {
       .def("__copy__", [](const Obj& o) { return new Obj(o); })
       .def(
           "__deepcopy__", [](const Obj& o, const py::dict&) { return new Obj(o); }, "memo"_a)
-      .def(py::pickle([](const Obj& o) { return o.getstate(); }, [](const py::tuple& t) { return Obj::setstate(t); }));
+      .def(py::pickle([](const Obj& o) -> py::object { return o.getstate(); },
+                      [](const py::object& t) { return Obj::setstate(t); }));
+}
+
+/// A Python rig's result, converted. A bad one is the rig's mistake: std::invalid_argument
+/// (ValueError), which the library passes on as it is, not a py::value_error (a runtime_error,
+/// which the solvers' precompute reads as a failed factorisation).
+template <class F>
+auto rig_result(F&& convert) {
+  try {
+    return convert();
+  } catch (const py::builtin_exception& e) {
+    throw std::invalid_argument(e.what());
+  }
 }
 
 /// Lets Python subclass fastcd.Rig: `positions(p)` returns the (n*dim,) positions; `jacobian(p)`
@@ -230,7 +303,8 @@ class PyRig : public Rig {
     py::gil_scoped_acquire gil;
     py::function f = py::get_override(static_cast<const Rig*>(this), "positions");
     if (!f) throw std::runtime_error("a Python rig must define positions(p)");
-    const VectorXd r = py::cast<VectorXd>(f(VectorXd(p)));
+    const py::object result = f(VectorXd(p));
+    const VectorXd r = rig_result([&] { return vector_from_python(result, name() + " rig: positions(p)'s result"); });
     if (r.size() != x.size())
       throw std::invalid_argument(name() + " rig: positions(p) returned " + std::to_string(r.size()) +
                                   " values, expected num_vertices * dim = " + std::to_string(x.size()));
@@ -240,8 +314,7 @@ class PyRig : public Rig {
     py::gil_scoped_acquire gil;
     if (py::function f = py::get_override(static_cast<const Rig*>(this), "jacobian")) {
       const py::object J = f(VectorXd(p));
-      const SparseMatrix Js =
-          py::isinstance<py::array>(J) ? SparseMatrix(py::cast<MatrixXd>(J).sparseView()) : py::cast<SparseMatrix>(J);
+      const SparseMatrix Js = rig_result([&] { return sparse_from_python(J, name() + " rig: jacobian(p)'s result"); });
       if (Js.rows() != num_vertices() * dim() || Js.cols() != num_params())
         throw std::invalid_argument(name() + " rig: jacobian(p) is " + std::to_string(Js.rows()) + " x " +
                                     std::to_string(Js.cols()) + ", expected " + std::to_string(num_vertices() * dim()) +
@@ -252,8 +325,9 @@ class PyRig : public Rig {
   }
 };
 
-py::dict stats_dict(const Simulation& s) {
-  const SimulationStats& st = s.stats();
+py::dict stats_dict(const SimulationObject& sim) {
+  const auto [st, precompute_seconds] =
+      sim.locked([](const Simulation& s) { return std::make_pair(s.stats(), s.precompute_seconds()); });
   py::dict d;
   d["steps"] = st.steps;
   d["step_seconds"] = st.step_seconds;
@@ -261,7 +335,7 @@ py::dict stats_dict(const Simulation& s) {
   d["max_residual"] = st.max_residual;
   d["max_kinetic_energy"] = st.max_kinetic_energy;
   d["mean_kinetic_energy"] = st.mean_kinetic_energy();
-  d["precompute_seconds"] = s.precompute_seconds();
+  d["precompute_seconds"] = precompute_seconds;
   return d;
 }
 
@@ -280,32 +354,46 @@ void bind_cd(py::module_& m) {
       .def("rest_params", &Rig::rest_params)
       .def("name", &Rig::name)
       .def(
-          "positions", [](const Rig& r, const VecRef& p) { return r.positions(p); }, "p"_a)
-      .def("jacobian", &Rig::jacobian, "p"_a);
+          "positions",
+          [](const Rig& r, py::handle p) { return r.positions(vector_from_python(p, "p", r.num_params())); }, "p"_a)
+      .def(
+          "jacobian", [](const Rig& r, py::handle p) { return r.jacobian(vector_from_python(p, "p", r.num_params())); },
+          "p"_a);
   py::class_<LinearRig, Rig, std::shared_ptr<LinearRig>>(m, "LinearRig", "x = J p (LBS, handles, cages).")
-      .def(py::init([](const SparseMatrix& J, const VecRef& p0, Index dim, const std::string& name) {
-             return std::make_shared<LinearRig>(J, p0, dim, name);
+      .def(py::init([](py::handle J, py::handle p0, Index dim, const std::string& name) {
+             SparseMatrix Jm = sparse_from_python(J, "J");
+             return std::make_shared<LinearRig>(Jm, vector_from_python(p0, "p0", Jm.cols()), dim, name);
            }),
            "J"_a, "p0"_a, "dim"_a, "name"_a = "linear")
       .def_readonly("J", &LinearRig::J)
       .def_readonly("p0", &LinearRig::p0);
   m.def(
       "cage_rig",
-      [](const MatRef& X, const MatRef& cage_V, const IdxRef& cage_F, const std::string& kind, int resolution) {
+      [](py::handle X, py::handle cage_V, py::handle cage_F, const std::string& kind, int resolution) {
         if (kind != "mvc" && kind != "harmonic")
           throw std::invalid_argument("kind must be 'mvc' or 'harmonic', got '" + kind + "'");
-        return std::make_shared<LinearRig>(cage_rig(
-            X, cage_V, cage_F, kind == "mvc" ? CageCoordinates::MeanValue : CageCoordinates::Harmonic, resolution));
+        return std::make_shared<LinearRig>(
+            cage_rig(matrix_from_python(X, "X"), matrix_from_python(cage_V, "cage_V"),
+                     index_matrix_from_python(cage_F, "cage_F"),
+                     kind == "mvc" ? CageCoordinates::MeanValue : CageCoordinates::Harmonic, resolution));
       },
       "X"_a, "cage_V"_a, "cage_F"_a, "kind"_a = "mvc", "resolution"_a = 128, "Cage rig, p = cage vertex positions.");
   m.def(
       "point_handle_rig",
-      [](const MatRef& X, const IdxRef& T, const std::vector<Index>& handles, const SparseMatrix& Mv) {
-        return std::make_shared<LinearRig>(point_handle_rig(X, T, handles, Mv));
+      [](py::handle X, py::handle T, const std::vector<Index>& handles, py::handle Mv) {
+        return std::make_shared<LinearRig>(point_handle_rig(
+            matrix_from_python(X, "X"), index_matrix_from_python(T, "T"), handles, sparse_from_python(Mv, "Mv")));
       },
       "X"_a, "T"_a, "handles"_a, "Mv"_a, "Point handles at mesh vertices with biharmonic weights (LBS).");
-  m.def("extremity_vertices", &extremity_vertices, "X"_a, "Vertices of smallest and largest x, y (, z).");
-  m.def("finite_difference_jacobian", &finite_difference_jacobian, "rig"_a, "p"_a, "eps"_a = 1e-6);
+  m.def(
+      "extremity_vertices", [](py::handle X) { return extremity_vertices(matrix_from_python(X, "X")); }, "X"_a,
+      "Vertices of smallest and largest x, y (, z).");
+  m.def(
+      "finite_difference_jacobian",
+      [](const Rig& rig, py::handle p, double eps) {
+        return finite_difference_jacobian(rig, vector_from_python(p, "p", rig.num_params()), eps);
+      },
+      "rig"_a, "p"_a, "eps"_a = 1e-6);
 
   m.def("rig_rest", &rig_rest, "J"_a, "Mv"_a, "X"_a,
         "p0 = argmin_p ||J p - flatten(X)||_Mv (minimum norm when J has dependent columns).");
@@ -356,8 +444,9 @@ void bind_cd(py::module_& m) {
       .def_property_readonly("modes", [](const FastCDObject& o) { return o.sys.options().modes; })
       .def_property_readonly("clusters", [](const FastCDObject& o) { return o.sys.n_rot(); });
 
-  py::class_<Simulation>(m, "Simulation", py::dynamic_attr(),
-                         "Complementary dynamics of a mesh under a rig, for either solver (C++ Simulation).")
+  py::class_<SimulationObject>(m, "Simulation", py::dynamic_attr(),
+                               "Complementary dynamics of a mesh under a rig, for either solver (C++ Simulation). "
+                               "Safe to share between threads: its calls run one at a time.")
       .def(py::init([](const MatRef& X, const IdxRef& T, std::shared_ptr<Rig> rig, const std::string& solver, double dt,
                        double ym, double pr, double rho, int iterations, int modes, int clusters,
                        const py::object& leak, double leak_dt, const py::object& gravity, double tolerance,
@@ -371,7 +460,7 @@ void bind_cd(py::module_& m) {
              if (!rig) throw std::invalid_argument("Simulation needs a rig");
              std::shared_ptr<const Rig> r = rig;
              py::gil_scoped_release release;
-             return new Simulation(X, T, r, o);
+             return new SimulationObject(X, T, r, o);
            }),
            "X"_a, "T"_a, "rig"_a, "solver"_a = "full", "dt"_a = 1e-2, "ym"_a = 1e5, "pr"_a = 0.0, "rho"_a = 1e3,
            "iterations"_a = 10, "modes"_a = 10, "clusters"_a = 20, "leak"_a = "diffusion", "leak_dt"_a = 1.0,
@@ -381,40 +470,69 @@ void bind_cd(py::module_& m) {
            py::keep_alive<1, 4>())
       .def(
           "advance",
-          [](Simulation& s, const VecRef& p_next) {
-            const VectorXd p = p_next;
-            py::gil_scoped_release release;
-            s.advance(p);
+          [](SimulationObject& sim, py::handle p_next) {
+            const VectorXd p = vector_from_python(p_next, "p_next", sim.num_params());
+            sim.locked([&](Simulation& s) { s.advance(p); });
           },
           "p_next"_a, "One time step to rig pose p_next.")
-      .def("reset", &Simulation::reset, "Back to the rest pose, at rest.")
-      .def("positions", &Simulation::positions, "Rig + complementary positions (n, dim).")
-      .def("rig_positions", &Simulation::rig_positions, "The rig's positions (n, dim).")
-      .def("displacement", &Simulation::displacement, "u_c (n, dim).")
-      .def("velocities", &Simulation::velocities, "Vertex velocities (n, dim).")
-      .def("residual", &Simulation::residual, "||J^T M D u_c|| / (||C|| ||u_c||) now.")
-      .def("kinetic_energy", &Simulation::kinetic_energy, "1/2 u_c_dot^T M u_c_dot now.")
+      .def(
+          "reset", [](SimulationObject& sim) { sim.locked([](Simulation& s) { s.reset(); }); },
+          "Back to the rest pose, at rest.")
+      .def(
+          "positions", [](const SimulationObject& sim) { return sim.locked(&Simulation::positions); },
+          "Rig + complementary positions (n, dim).")
+      .def(
+          "rig_positions", [](const SimulationObject& sim) { return sim.locked(&Simulation::rig_positions); },
+          "The rig's positions (n, dim).")
+      .def(
+          "displacement", [](const SimulationObject& sim) { return sim.locked(&Simulation::displacement); },
+          "u_c (n, dim).")
+      .def(
+          "velocities", [](const SimulationObject& sim) { return sim.locked(&Simulation::velocities); },
+          "Vertex velocities (n, dim).")
+      .def(
+          "residual", [](const SimulationObject& sim) { return sim.locked(&Simulation::residual); },
+          "||J^T M D u_c|| / (||C|| ||u_c||) now.")
+      .def(
+          "kinetic_energy", [](const SimulationObject& sim) { return sim.locked(&Simulation::kinetic_energy); },
+          "1/2 u_c_dot^T M u_c_dot now.")
       .def_property_readonly("stats", &stats_dict)
-      .def_property_readonly("state", [](const Simulation& s) { return s.state().s; })
-      .def_property_readonly("p", [](const Simulation& s) { return s.state().p; })
-      .def_property_readonly("step_count", &Simulation::step_count)
-      .def_property_readonly("time", &Simulation::time)
-      .def_property_readonly("solver", [](const Simulation& s) { return to_string(s.solver()); })
-      .def_property_readonly("dim", &Simulation::dim)
-      .def_property_readonly("num_vertices", &Simulation::num_vertices)
-      .def_property_readonly("num_params", &Simulation::num_params)
-      .def_property_readonly("dt", [](const Simulation& s) { return s.options().cd.dt; })
-      .def_property_readonly("constraint_rank", [](const Simulation& s) { return s.constraint().rank; })
-      .def_property_readonly("C", [](const Simulation& s) { return s.constraint().C; })
-      .def_property_readonly("D", &Simulation::D)
-      .def_property_readonly("rest_params", [](const Simulation& s) { return s.rig().rest_params(); })
-      .def_property_readonly("memory_bytes", &Simulation::memory_bytes)
+      .def_property_readonly("state",
+                             [](const SimulationObject& sim) {
+                               return sim.locked([](const Simulation& s) -> VectorXd { return s.state().s; });
+                             })
+      .def_property_readonly("p",
+                             [](const SimulationObject& sim) {
+                               return sim.locked([](const Simulation& s) -> VectorXd { return s.state().p; });
+                             })
+      .def_property_readonly("step_count",
+                             [](const SimulationObject& sim) { return sim.locked(&Simulation::step_count); })
+      .def_property_readonly("time", [](const SimulationObject& sim) { return sim.locked(&Simulation::time); })
+      .def_property_readonly("solver", [](const SimulationObject& s) { return to_string(s.solver()); })
+      .def_property_readonly("dim", [](const SimulationObject& s) { return s.dim(); })
+      .def_property_readonly("num_vertices", [](const SimulationObject& s) { return s.num_vertices(); })
+      .def_property_readonly("num_params", [](const SimulationObject& s) { return s.num_params(); })
+      .def_property_readonly("dt", [](const SimulationObject& s) { return s.options().cd.dt; })
+      .def_property_readonly("constraint_rank",
+                             [](const SimulationObject& sim) {
+                               return sim.locked([](const Simulation& s) { return s.constraint().rank; });
+                             })
+      .def_property_readonly("C",
+                             [](const SimulationObject& sim) {
+                               return sim.locked([](const Simulation& s) -> SparseMatrix { return s.constraint().C; });
+                             })
+      .def_property_readonly(
+          "D",
+          [](const SimulationObject& sim) { return sim.locked([](const Simulation& s) -> VectorXd { return s.D(); }); })
+      .def_property_readonly("rest_params", [](const SimulationObject& s) { return s.rig().rest_params(); })
+      .def_property_readonly("memory_bytes",
+                             [](const SimulationObject& sim) { return sim.locked(&Simulation::memory_bytes); })
       .def(
-          "__copy__", [](const Simulation& s) { return new Simulation(s); }, py::keep_alive<0, 1>())
+          "__copy__", [](const SimulationObject& s) { return new SimulationObject(s); }, py::keep_alive<0, 1>())
       .def(
-          "__deepcopy__", [](const Simulation& s, const py::dict&) { return new Simulation(s); }, "memo"_a,
+          "__deepcopy__", [](const SimulationObject& s, const py::dict&) { return new SimulationObject(s); }, "memo"_a,
           py::keep_alive<0, 1>())
-      .def("__reduce__", [](const Simulation&) -> py::object {
+      .def("__reduce__", [](const SimulationObject&) -> py::object {
         throw py::type_error(
             "a fastcd.Simulation cannot be pickled (its rig may be Python code); pickle what it was built from "
             "(the mesh, the rig's J and p0, the options) and build it again, or use copy.deepcopy in one process");

@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "arguments.hpp"
+
 #include "fastcd/geometry/boundary_facets.hpp"
 #include "fastcd/geometry/cluster_grouping_matrices.hpp"
 #include "fastcd/geometry/deformation_jacobian.hpp"
@@ -38,6 +40,11 @@ void bind_geometry(py::module_& m) {
         "Lumped #V x #V diagonal mass, rho a scalar density.");
   m.def("massmatrix_per_element", py::overload_cast<const MatRef&, const IdxRef&, const VecRef&>(&massmatrix), "X"_a,
         "T"_a, "rho"_a, "Lumped #V x #V diagonal mass, rho one density per element (#T).");
+  m.def(
+      "sparse_matrix", [](py::handle A, const std::string& name) { return sparse_from_python(A, name); }, "A"_a,
+      "name"_a,
+      "A checked copy of a scipy.sparse matrix (or 2-D array) as csc; ValueError naming `name` for broken index "
+      "arrays (the Python layer's _convert.sparse).");
   m.def("kron_identity", &kron_identity, "A"_a, "k"_a, "kron(A, I_k): lifts a per-vertex operator to DOFs.");
   m.def("sparse_diagonal", &sparse_diagonal, "d"_a, "Diagonal sparse matrix from a vector.");
 

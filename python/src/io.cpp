@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "arguments.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/io/ply_io.hpp"
@@ -14,6 +15,7 @@
 #include "fastcd/scene/precompute_cache.hpp"
 #include "fastcd/scene/scene.hpp"
 #include "fastcd/scene/scene_simulation.hpp"
+#include "simulation_object.hpp"
 
 namespace py = pybind11;
 using namespace py::literals;
@@ -179,7 +181,10 @@ void bind_io(py::module_& m) {
       .def_readonly("render_W", &Scene::render_W)
       .def_property_readonly("output_faces", [](const Scene& s) { return output_surface(s).F; })
       .def(
-          "to_file_units", [](const Scene& s, const MatRef& X) { return to_file_units(s, output_surface(s), X); },
+          "to_file_units",
+          [](const Scene& s, py::handle X) {
+            return to_file_units(s, output_surface(s), matrix_from_python(X, "X", s.dim));
+          },
           "X"_a, "Simulated positions (n, dim) -> the output surface in the scene file's units.")
       .def("__repr__", [](const Scene& s) {
         return "Scene('" + s.name + "', " + std::to_string(s.dim) + "D, " + std::to_string(s.X.rows()) + " vertices, " +
@@ -219,23 +224,30 @@ void bind_io(py::module_& m) {
       "one clip sampled at dt; material in physical units (Pa, kg/m^3), scale = metres per file unit.");
   m.def(
       "skinned_scene",
-      [](const py::list& skins, const std::vector<VectorXd>& poses, const MatrixXd& joint_points,
-         const std::string& name, const std::string& source, double scale, double ym, double pr, double rho, double dt,
+      [](const py::list& skins, const py::sequence& poses, const py::object& joint_points, const std::string& name,
+         const std::string& source, double scale, double ym, double pr, double rho, double dt,
          const std::string& mesher, int voxel_resolution, const std::string& cache_dir) {
         SkinnedCharacter c;
         c.name = name;
         for (const py::handle& h : skins) {
-          const auto d = py::cast<py::dict>(h);
+          const std::string which = "skins[" + std::to_string(c.skins.size()) + "]";
+          if (!py::isinstance<py::dict>(h))
+            throw py::type_error(which + " must be a dict with 'V', 'F' and 'W', got " + describe(h));
+          const auto d = py::reinterpret_borrow<py::dict>(h);
+          for (const char* key : {"V", "F", "W"})
+            if (!d.contains(key)) throw py::value_error(which + " has no '" + key + "'");
           SkinnedSurface k;
-          k.label = d.contains("label") ? py::cast<std::string>(d["label"]) : "skin " + std::to_string(c.skins.size());
-          k.V = py::cast<MatrixXd>(d["V"]);
-          k.F = py::cast<MatrixXi>(d["F"]);
-          k.W = py::cast<MatrixXd>(d["W"]);
-          if (d.contains("leak") && !d["leak"].is_none()) k.leak = py::cast<VectorXd>(d["leak"]);
+          k.label = d.contains("label") ? std::string(py::str(d["label"])) : "skin " + std::to_string(c.skins.size());
+          k.V = matrix_from_python(d["V"], which + "['V']", 3);
+          k.F = index_matrix_from_python(d["F"], which + "['F']", 3);
+          k.W = matrix_from_python(d["W"], which + "['W']");
+          if (d.contains("leak") && !d["leak"].is_none())
+            k.leak = vector_from_python(d["leak"], which + "['leak']", k.V.rows());
           c.skins.push_back(std::move(k));
         }
-        c.poses = poses;
-        c.joint_points = joint_points;
+        for (const py::handle& p : poses)
+          c.poses.push_back(vector_from_python(p, "poses[" + std::to_string(c.poses.size()) + "]"));
+        if (!joint_points.is_none()) c.joint_points = matrix_from_python(joint_points, "joint_points", 3);
         GltfSceneOptions o;
         set_physical(o, scale, ym, pr, rho, dt);
         o.tets.mesher = mesher;
@@ -244,7 +256,7 @@ void bind_io(py::module_& m) {
         py::gil_scoped_release release;
         return std::make_shared<Scene>(skinned_scene(c, o, source.empty() ? "skinned_scene '" + name + "'" : source));
       },
-      "skins"_a, "poses"_a, "joint_points"_a = MatrixXd(), "name"_a = "character", "source"_a = "", "scale"_a = 1.0,
+      "skins"_a, "poses"_a, "joint_points"_a = py::none(), "name"_a = "character", "source"_a = "", "scale"_a = 1.0,
       "ym"_a = 2e4, "pr"_a = 0.45, "rho"_a = 1000.0, "dt"_a = 1.0 / 60.0, "mesher"_a = "netgen",
       "voxel_resolution"_a = 24, "cache_dir"_a = "",
       "A skinned character given as data (a DCC's mesh, weights and bone poses; no file), as fastcd run makes a "
@@ -273,8 +285,10 @@ void bind_io(py::module_& m) {
       "material in physical units (as fastcd run SURFACE --handles --anim).");
   m.def(
       "write_gltf_outputs",
-      [](const std::shared_ptr<Scene>& scene, const std::vector<MatrixXd>& U, const std::string& dir,
+      [](const std::shared_ptr<Scene>& scene, const py::sequence& frames, const std::string& dir,
          const std::string& clip, const std::string& encoding, double pca_tolerance) {
+        std::vector<MatrixXd> U;
+        for (const py::handle& f : frames) U.push_back(matrix_from_python(f, "U[" + std::to_string(U.size()) + "]", 3));
         GltfBakeOptions o;
         o.encoding = encoding;
         o.pca_tolerance = pca_tolerance;
@@ -308,7 +322,7 @@ void bind_io(py::module_& m) {
         run.dynamics = dynamics;
         const SimulationOptions o = scene_simulation_options(*scene, run);
         py::gil_scoped_release release;
-        return new Simulation(make_simulation(*scene, o, cache_dir));
+        return new SimulationObject(make_simulation(*scene, o, cache_dir));
       },
       "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100, "leak"_a = "auto",
       "gravity"_a = 0.0, "dynamics"_a = true, "cache_dir"_a = "",

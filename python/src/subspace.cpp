@@ -4,6 +4,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "arguments.hpp"
+
 #include "fastcd/subspace/lbs_weight_space_constraint.hpp"
 #include "fastcd/subspace/orthonormalize.hpp"
 #include "fastcd/subspace/project_into_subspace.hpp"

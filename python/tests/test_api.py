@@ -133,7 +133,7 @@ def test_both_solvers_validate_alike(beam):
     J = fastcd.lbs_jacobian(X, np.ones((X.shape[0], 1))).tolil()
     J[3, 1] = np.nan
     for cls in (fastcd.FullCD, fastcd.ReducedCD):
-        with pytest.raises(ValueError, match=r"J\(3, 1\) is nan"):
+        with pytest.raises(ValueError, match=r"J is not a valid sparse matrix: entry \(3, 1\) is NaN"):
             cls(X, T, J=J.tocsc(), p0=np.array([1.0, 0, 0, 1, 0, 0]))
     with pytest.raises(ValueError, match="NaN"):
         fastcd.Simulation(X, T).advance(np.full(6, np.nan))
