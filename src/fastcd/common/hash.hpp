@@ -1,6 +1,9 @@
 #pragma once
-// A 64-bit FNV-1a hash of bytes: the keys of the on-disk caches (tet meshes, precomputes).
-// Not cryptographic; a cache also checks what it reads back before using it.
+// Hashes of bytes for the on-disk caches (tet meshes, precomputes): Hash64, a 64-bit FNV-1a
+// (fast, not cryptographic), and Sha256 (FIPS 180-4), the full key and the payload checksum
+// every cache file carries, so a file renamed, copied or damaged is told apart from the entry
+// it claims to be.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -10,28 +13,70 @@
 
 namespace fastcd {
 
-class Hash64 {
+namespace detail {
+
+/// What the hashes below take besides raw bytes (Derived::add(data, bytes)): strings, dense
+/// matrices (shape, then the values column by column, bit for bit) and sparse matrices (shape,
+/// then every stored entry's row, column and value in storage order).
+template <class Derived>
+class HashFeed {
  public:
+  void add(std::string_view s) { self().add(s.data(), s.size()); }
+  template <typename M>
+  void add_matrix(const Eigen::DenseBase<M>& m) {
+    const Index shape[2] = {m.rows(), m.cols()};
+    self().add(shape, sizeof shape);
+    const Eigen::Matrix<typename M::Scalar, Eigen::Dynamic, Eigen::Dynamic> c = m;
+    self().add(c.data(), sizeof(typename M::Scalar) * static_cast<std::size_t>(c.size()));
+  }
+  void add_sparse(const SparseMatrix& m) {
+    const Index shape[3] = {m.rows(), m.cols(), m.nonZeros()};
+    self().add(shape, sizeof shape);
+    for (Index k = 0; k < m.outerSize(); ++k)
+      for (SparseMatrix::InnerIterator it(m, k); it; ++it) {
+        const Index at[2] = {it.row(), it.col()};
+        const double v = it.value();
+        self().add(at, sizeof at);
+        self().add(&v, sizeof v);
+      }
+  }
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+};
+
+}  // namespace detail
+
+class Hash64 : public detail::HashFeed<Hash64> {
+ public:
+  using HashFeed::add;
   void add(const void* data, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(data);
     for (std::size_t i = 0; i < bytes; ++i) h_ = (h_ ^ p[i]) * 1099511628211ULL;
   }
-  void add(std::string_view s) { add(s.data(), s.size()); }
-  /// The shape and then the values of a dense matrix, column by column (bit for bit).
-  template <typename Derived>
-  void add_matrix(const Eigen::DenseBase<Derived>& m) {
-    const Index shape[2] = {m.rows(), m.cols()};
-    add(shape, sizeof shape);
-    const Eigen::Matrix<typename Derived::Scalar, Eigen::Dynamic, Eigen::Dynamic> c = m;
-    add(c.data(), sizeof(typename Derived::Scalar) * static_cast<std::size_t>(c.size()));
-  }
-  /// The shape and the entries (row, column, value) of a sparse matrix in storage order.
-  void add_sparse(const SparseMatrix& m);
   std::uint64_t value() const { return h_; }
   std::string hex() const;  ///< 16 lower-case hex digits
 
  private:
   std::uint64_t h_ = 14695981039346656037ULL;  // the FNV-1a 64 offset basis
+};
+
+/// SHA-256 of everything added so far; digest() and hex() may be asked at any point (adding
+/// more afterwards continues the same message).
+class Sha256 : public detail::HashFeed<Sha256> {
+ public:
+  using HashFeed::add;
+  void add(const void* data, std::size_t bytes);
+  std::array<std::uint8_t, 32> digest() const;
+  std::string hex() const;  ///< 64 lower-case hex digits
+
+ private:
+  void compress(const unsigned char* block);
+  std::array<std::uint32_t, 8> h_ = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::array<unsigned char, 64> pending_{};
+  std::size_t pending_bytes_ = 0;
+  std::uint64_t total_bytes_ = 0;
 };
 
 }  // namespace fastcd
