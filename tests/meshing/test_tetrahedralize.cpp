@@ -18,6 +18,7 @@
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/progress.hpp"
 #include "fastcd/geometry/boundary_facets.hpp"
+#include "fastcd/io/cache_file.hpp"
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/meshing/surface.hpp"
@@ -166,7 +167,14 @@ TEST(Tetrahedralize, TetGenFailuresSayWhat) {
   test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize(V, F, o); }, "mesher must be");
 }
 
-class TetCache : public test::TempDir {};
+class TetCache : public test::TempDir {
+ protected:
+  std::vector<std::filesystem::path> cache_files(const std::string& dir) const {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
+    return files;
+  }
+};
 
 TEST_F(TetCache, SecondCallReadsTheCacheAndBadFilesAreReplaced) {
   MatrixXd V;
@@ -176,11 +184,13 @@ TEST_F(TetCache, SecondCallReadsTheCacheAndBadFilesAreReplaced) {
   bool hit = true;
   const TetMesh a = tetrahedralize_cached(V, F, {}, dir, &hit);
   EXPECT_FALSE(hit);
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
+  EXPECT_TRUE(a.warnings.empty());
+  const std::vector<std::filesystem::path> files = cache_files(dir);
   ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].extension(), ".bin");
   const TetMesh b = tetrahedralize_cached(V, F, {}, dir, &hit);
   EXPECT_TRUE(hit);
+  EXPECT_TRUE(b.warnings.empty());
   EXPECT_TRUE(test::same_matrix(a.X, b.X));
   EXPECT_TRUE(test::same_matrix(a.T, b.T));
   EXPECT_EQ(a.min_dihedral, b.min_dihedral);
@@ -194,13 +204,90 @@ TEST_F(TetCache, SecondCallReadsTheCacheAndBadFilesAreReplaced) {
   V2(0, 0) = std::nextafter(V2(0, 0), -1.0);
   tetrahedralize_cached(V2, F, {}, dir, &hit);
   EXPECT_FALSE(hit);
-  // A damaged entry is meshed again and rewritten.
+  EXPECT_EQ(cache_files(dir).size(), 3u);
+  // A damaged entry (here: a Medit file of the format before headers) is meshed again and
+  // rewritten, with a warning.
   std::ofstream(files[0], std::ios::trunc) << "MeshVersionFormatted 1\nDimension 3\nVertices\n1\n0 0 0 0\nEnd\n";
   const TetMesh c = tetrahedralize_cached(V, F, {}, dir, &hit);
   EXPECT_FALSE(hit);
   expect_fills(V, F, c);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "the cache file '" + files[0].string() +
+                               "' is not a fastcd cache file (58 bytes without its header): the tets were meshed "
+                               "again and the file rewritten");
   tetrahedralize_cached(V, F, {}, dir, &hit);
   EXPECT_TRUE(hit);
+}
+
+TEST_F(TetCache, AnEntryOfAnotherSurfaceUnderTheNameIsMeshedAgain) {
+  // Issue 39: the tets of another mesh copied under an entry's name were used when its first
+  // vertices were this surface's (here: the cube with a centre point in every triangle), and
+  // the bake had 39 % more tets.
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  MatrixXd Vs(V.rows() + F.rows(), 3);
+  MatrixXi Fs(3 * F.rows(), 3);
+  Vs.topRows(V.rows()) = V;
+  for (Index f = 0; f < F.rows(); ++f) {
+    const int m = static_cast<int>(V.rows() + f);
+    Vs.row(m) = (V.row(F(f, 0)) + V.row(F(f, 1)) + V.row(F(f, 2))) / 3.0;
+    Fs.row(3 * f) << F(f, 0), F(f, 1), m;
+    Fs.row(3 * f + 1) << F(f, 1), F(f, 2), m;
+    Fs.row(3 * f + 2) << F(f, 2), F(f, 0), m;
+  }
+  const std::string dir = path("cache"), other = path("other");
+  const TetMesh fresh = tetrahedralize(V, F);
+  tetrahedralize_cached(Vs, Fs, {}, other);
+  tetrahedralize_cached(V, F, {}, dir);
+  const std::filesystem::path file = cache_files(dir).at(0);
+  const std::string good = slurp(file.string());
+  std::filesystem::copy_file(cache_files(other).at(0), file, std::filesystem::copy_options::overwrite_existing);
+  bool hit = true;
+  const TetMesh again = tetrahedralize_cached(V, F, {}, dir, &hit);
+  EXPECT_FALSE(hit);
+  EXPECT_TRUE(test::same_matrix(again.X, fresh.X));
+  EXPECT_TRUE(test::same_matrix(again.T, fresh.T));
+  ASSERT_EQ(again.warnings.size(), 1u);
+  EXPECT_NE(again.warnings[0].find("' was made for other settings (mesher netgen, grading 0.3, 3 optimisation passes, "
+                                   "radius-edge bound 1.414; 20 vertices, 36 triangles; this bake: "),
+            std::string::npos)
+      << again.warnings[0];
+  EXPECT_EQ(slurp(file.string()), good);
+  // Flipped bits anywhere: meshed again.
+  for (const std::size_t at : {std::size_t{40}, good.size() / 2, good.size() - 1}) {
+    std::string flipped = good;
+    flipped[at] = static_cast<char>(flipped[at] ^ 4);
+    put("cache/" + file.filename().string(), flipped);
+    const TetMesh m = tetrahedralize_cached(V, F, {}, dir, &hit);
+    EXPECT_FALSE(hit) << at;
+    EXPECT_TRUE(test::same_matrix(m.T, fresh.T));
+    EXPECT_EQ(m.warnings.size(), 1u);
+    EXPECT_EQ(slurp(file.string()), good);
+  }
+}
+
+TEST_F(TetCache, ACacheFolderThatCannotBeWrittenIsAWarning) {
+  MatrixXd V;
+  MatrixXi F;
+  test::unit_cube_surface(V, F);
+  put("cache", "a file where the folder should be");
+  bool hit = true;
+  const TetMesh m = tetrahedralize_cached(V, F, {}, path("cache"), &hit);
+  EXPECT_FALSE(hit);
+  expect_fills(V, F, m);
+  ASSERT_EQ(m.warnings.size(), 1u);
+  EXPECT_EQ(m.warnings[0], cache_folder_warning(path("cache")));
+  // A huge file under the entry's name (refused from its first bytes, see test_cache_file).
+  const std::string dir = path("ok");
+  tetrahedralize_cached(V, F, {}, dir);
+  const std::filesystem::path file = cache_files(dir).at(0);
+  std::filesystem::resize_file(file, 6ull << 30);
+  const TetMesh again = tetrahedralize_cached(V, F, {}, dir, &hit);
+  EXPECT_FALSE(hit);
+  ASSERT_EQ(again.warnings.size(), 1u);
+  EXPECT_NE(again.warnings[0].find("has grown (6144 MiB"), std::string::npos) << again.warnings[0];
+  EXPECT_LT(std::filesystem::file_size(file), 1u << 20);
 }
 
 }  // namespace

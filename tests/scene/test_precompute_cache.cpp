@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/simulation.hpp"
@@ -40,6 +42,17 @@ class PrecomputeCache : public test::TempDir {
   MatrixXd roll_out(Simulation sim, int frames = 20) const {
     for (int f = 0; f < frames && f < static_cast<int>(scene_.poses.size()); ++f) sim.advance(scene_.poses[f]);
     return sim.positions();
+  }
+  /// A simulation through the cache that must not use its entry: `fresh`'s positions bit for
+  /// bit, and the one warning that says why (returned).
+  std::string rebuilt(const MatrixXd& fresh) const {
+    bool from_cache = true;
+    std::vector<std::string> warnings;
+    const MatrixXd again = roll_out(make_simulation(scene_, options(5e4), cache_, &from_cache, &warnings));
+    EXPECT_FALSE(from_cache);
+    EXPECT_EQ((fresh - again).cwiseAbs().maxCoeff(), 0.0);
+    EXPECT_EQ(warnings.size(), 1u);
+    return warnings.empty() ? std::string() : warnings[0];
   }
   std::vector<fs::path> cache_files() const {
     std::vector<fs::path> out;
@@ -95,20 +108,29 @@ TEST_F(PrecomputeCache, TheMaterialIsOutsideTheKeyTheSubspaceSizesInside) {
 }
 
 TEST_F(PrecomputeCache, DamagedCachesAreRecomputedAndRewritten) {
-  bool from_cache = false;
-  const MatrixXd fresh = roll_out(make_simulation(scene_, options(5e4), cache_, &from_cache));
+  const MatrixXd fresh = roll_out(make_simulation(scene_, options(5e4), cache_));
   const fs::path file = cache_files().at(0);
   const auto size = fs::file_size(file);
-  // Truncated, grown, or with foreign bytes inside: never trusted.
+  const SubspaceCacheEntry entry =
+      subspace_cache_entry(cache_, scene_.X, scene_.T, dynamic_cast<const LinearRig&>(*scene_.rig).J, options(5e4).cd);
+  ASSERT_EQ(entry.path, file.string());
+  const auto read = [&](CacheEntry* found = nullptr) {
+    return read_subspace_cache(entry, scene_.X.rows(), scene_.T.rows(), options(5e4).cd, found);
+  };
+  // Truncated, grown, or with one bit flipped inside: never trusted, computed again (with a
+  // warning) and rewritten whole.
+  CacheEntry found;
   fs::resize_file(file, size - 3);
-  EXPECT_EQ(read_subspace_cache(file.string(), scene_.X.rows(), scene_.T.rows(), options(5e4).cd), nullptr);
-  const MatrixXd again = roll_out(make_simulation(scene_, options(5e4), cache_, &from_cache));
-  EXPECT_FALSE(from_cache);
+  EXPECT_EQ(read(&found), nullptr);
+  EXPECT_EQ(found.state, CacheEntry::State::Damaged);
+  const std::string warning = rebuilt(fresh);
+  EXPECT_NE(warning.find("is cut short"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("computed again and the file rewritten"), std::string::npos) << warning;
   EXPECT_EQ(fs::file_size(file), size);
-  EXPECT_EQ((fresh - again).cwiseAbs().maxCoeff(), 0.0);
   { std::ofstream(file, std::ios::binary | std::ios::app) << "x"; }
-  EXPECT_EQ(read_subspace_cache(file.string(), scene_.X.rows(), scene_.T.rows(), options(5e4).cd), nullptr);
-  // Labels out of range (cluster 99 of 12): refused by the precompute, so the run recomputes.
+  EXPECT_EQ(read(&found), nullptr);
+  EXPECT_NE(found.problem.find("has grown"), std::string::npos) << found.problem;
+  // A label out of range (cluster 99 of 12) or any other flipped byte: the checksum refuses it.
   fs::resize_file(file, size);
   {
     std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
@@ -116,13 +138,64 @@ TEST_F(PrecomputeCache, DamagedCachesAreRecomputedAndRewritten) {
     const int bad = 99;
     f.write(reinterpret_cast<const char*>(&bad), sizeof bad);
   }
-  ASSERT_NE(read_subspace_cache(file.string(), scene_.X.rows(), scene_.T.rows(), options(5e4).cd), nullptr);
-  const MatrixXd third = roll_out(make_simulation(scene_, options(5e4), cache_, &from_cache));
-  EXPECT_FALSE(from_cache);
-  EXPECT_EQ((fresh - third).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_EQ(read(&found), nullptr);
+  EXPECT_NE(found.problem.find("does not match its checksum"), std::string::npos) << found.problem;
+  EXPECT_NE(rebuilt(fresh).find("does not match its checksum"), std::string::npos);
+  ASSERT_NE(read(), nullptr);
   // A garbage file of the right name is not a cache either.
   fs::resize_file(file, 0);
-  EXPECT_EQ(read_subspace_cache(file.string(), scene_.X.rows(), scene_.T.rows(), options(5e4).cd), nullptr);
+  EXPECT_EQ(read(&found), nullptr);
+  EXPECT_NE(found.problem.find("is not a fastcd cache file"), std::string::npos) << found.problem;
+}
+
+TEST_F(PrecomputeCache, AnEntryOfOtherSettingsUnderTheNameIsComputedAgain) {
+  // Issue 39: a leak-none entry copied under the default entry's name was used (same sizes),
+  // and the bake moved by 14 % of the mesh's size.
+  run_.leak = "none";
+  make_simulation(scene_, options(5e4), cache_);
+  const fs::path leak_none = cache_files().at(0);
+  const fs::path copied = path("leak-none.bin");
+  fs::rename(leak_none, copied);
+  run_.leak = "auto";
+  const MatrixXd fresh = roll_out(make_simulation(scene_, options(5e4)));
+  make_simulation(scene_, options(5e4), cache_);
+  const fs::path file = cache_files().at(0);
+  const std::string good = slurp(file.string());
+  fs::copy_file(copied, file, fs::copy_options::overwrite_existing);
+  const std::string warning = rebuilt(fresh);
+  EXPECT_EQ(warning.rfind("the cache file '" + file.string() + "' was made for other settings (leak none, 6 modes", 0),
+            0u)
+      << warning;
+  EXPECT_NE(warning.find("the precompute was computed again and the file rewritten"), std::string::npos);
+  EXPECT_EQ(slurp(file.string()), good);
+  bool from_cache = false;
+  std::vector<std::string> warnings;
+  make_simulation(scene_, options(5e4), cache_, &from_cache, &warnings);
+  EXPECT_TRUE(from_cache);
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST_F(PrecomputeCache, AHugeFileUnderTheNameIsRebuilt) {
+  const MatrixXd fresh = roll_out(make_simulation(scene_, options(5e4), cache_));
+  const fs::path file = cache_files().at(0);
+  const auto size = fs::file_size(file);
+  fs::resize_file(file, 0);
+  fs::resize_file(file, 6ull << 30);  // truncate -s 6G: sparse zeros (test_cache_file: never read)
+  const std::string warning = rebuilt(fresh);
+  EXPECT_NE(warning.find("is not a fastcd cache file (6144 MiB"), std::string::npos) << warning;
+  EXPECT_EQ(fs::file_size(file), size);
+}
+
+TEST_F(PrecomputeCache, ACacheFolderThatCannotBeWrittenIsAWarning) {
+  // Issue 39: a read-only or foreign-owned .fastcd-cache failed every bake after the precompute.
+  // A file where the folder should be stands for them here (root passes mode bits; the CLI test
+  // also runs an immutable folder and one another user owns).
+  const MatrixXd fresh = roll_out(make_simulation(scene_, options(5e4)));
+  put("cache", "a file, not a folder");
+  const std::string warning = rebuilt(fresh);
+  EXPECT_EQ(warning, cache_folder_warning(cache_));
+  EXPECT_NE(warning.find("cannot be written"), std::string::npos);
+  EXPECT_EQ(slurp(cache_), "a file, not a folder");
 }
 
 TEST_F(PrecomputeCache, ASubspaceThatDoesNotFitIsRefusedWithItsShapes) {

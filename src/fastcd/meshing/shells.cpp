@@ -115,6 +115,9 @@ ShellTetMesh tetrahedralize_shells(const Eigen::Ref<const MatrixXd>& V, const Ei
     bool cached = false;
     TetMesh m = tetrahedralize_cached(Vs, Fs, options, cache_dir, &cached);
     out.cached += cached ? 1 : 0;
+    for (std::string& w : m.warnings)  // the cache's, once each (a folder that cannot be written: every shell)
+      if (std::find(out.tets.warnings.begin(), out.tets.warnings.end(), w) == out.tets.warnings.end())
+        out.tets.warnings.push_back(std::move(w));
     out.tets.min_dihedral = std::min(out.tets.min_dihedral, m.min_dihedral);
     out.tets.slivers += m.slivers;
     out.tets.seconds += m.seconds;

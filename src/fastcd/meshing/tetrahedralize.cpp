@@ -25,6 +25,7 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/hash.hpp"
 #include "fastcd/common/progress.hpp"
+#include "fastcd/io/cache_file.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/meshing/process.hpp"
 #include "fastcd/meshing/surface.hpp"
@@ -367,58 +368,116 @@ TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
   return out;
 }
 
+namespace {
+
+constexpr int kTetCacheFormat = 2;  // 1: a plain Medit tets-<hash>.mesh, keyed by its file name only
+
+/// The cache entry of the tets of (V, F, options): the surface bit for bit and every meshing
+/// setting, in words and in the digest.
+CacheKey tet_cache_key(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
+                       const TetrahedralizeOptions& options) {
+  Sha256 h;
+  h.add_matrix(V);
+  h.add_matrix(F);
+  h.add(options.mesher + "\n" + options.tetgen_program + "\n");
+  const double settings[3] = {options.grading, static_cast<double>(options.optimize_steps), options.tetgen_quality};
+  h.add(settings, sizeof settings);
+  char text[160];
+  std::snprintf(text, sizeof text, ", grading %.6g, %d optimisation passes, radius-edge bound %.6g; ", options.grading,
+                options.optimize_steps, options.tetgen_quality);
+  std::string words = "mesher " + options.mesher;
+  if (options.mesher == "tetgen") words += " (program " + options.tetgen_program + ")";
+  words += text + std::to_string(V.rows()) + " vertices, " + std::to_string(F.rows()) + " triangles";
+  return make_cache_key("tets", kTetCacheFormat, words, h);
+}
+
+/// The tets of a checked cache payload (#X, #T, then X and T as stored), or an empty mesh with
+/// `why` when they do not fill the surface V: sizes, the surface's vertices bit for bit,
+/// indices in range, positive tets.
+TetMesh tets_of_payload(const std::string& payload, const Eigen::Ref<const MatrixXd>& V, std::string& why) {
+  TetMesh out;
+  std::size_t at = 0;
+  std::int64_t sizes[2] = {0, 0};
+  take_raw(payload, at, sizes, 2);
+  const std::uint64_t rest = payload.size() - at;
+  if (sizes[0] < V.rows() || sizes[1] <= 0 || sizes[0] > static_cast<std::int64_t>(rest / (3 * sizeof(double))) ||
+      sizes[1] > static_cast<std::int64_t>(rest / (4 * sizeof(int))) ||
+      rest != 3 * sizeof(double) * static_cast<std::uint64_t>(sizes[0]) +
+                  4 * sizeof(int) * static_cast<std::uint64_t>(sizes[1])) {
+    why = "its sizes do not fit";
+    return {};
+  }
+  out.X.resize(sizes[0], 3);
+  out.T.resize(sizes[1], 4);
+  take_raw(payload, at, out.X.data(), static_cast<std::size_t>(out.X.size()));
+  take_raw(payload, at, out.T.data(), static_cast<std::size_t>(out.T.size()));
+  if (out.X.topRows(V.rows()) != V) {
+    why = "its first vertices are not the surface's";
+    return {};
+  }
+  if (!out.X.allFinite() || out.T.minCoeff() < 0 || out.T.maxCoeff() >= out.X.rows()) {
+    why = "a vertex that is not finite or an index out of range";
+    return {};
+  }
+  for (Index t = 0; t < out.T.rows(); ++t) {
+    const Eigen::Vector3d a = out.X.row(out.T(t, 0)), b = out.X.row(out.T(t, 1)), c = out.X.row(out.T(t, 2)),
+                          e = out.X.row(out.T(t, 3));
+    if (!((b - a).cross(c - a).dot(e - a) > 0)) {
+      why = "tet " + std::to_string(t) + " is flat or inverted";
+      return {};
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 TetMesh tetrahedralize_cached(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
                               const TetrahedralizeOptions& options, const std::string& cache_dir, bool* from_cache) {
   if (from_cache != nullptr) *from_cache = false;
   if (cache_dir.empty()) return tetrahedralize(V, F, options);
-  namespace fs = std::filesystem;
-  Hash64 h;
-  h.add("fastcd tets 1|" + options.mesher + "|" + options.tetgen_program);
-  const Index dims[4] = {V.rows(), V.cols(), F.rows(), F.cols()};
-  h.add(dims, sizeof dims);
-  const MatrixXd Vc = V;
-  const MatrixXi Fc = F;
-  h.add(Vc.data(), sizeof(double) * static_cast<std::size_t>(Vc.size()));
-  h.add(Fc.data(), sizeof(int) * static_cast<std::size_t>(Fc.size()));
-  const double settings[4] = {options.grading, static_cast<double>(options.optimize_steps), options.tetgen_quality,
-                              0.0};
-  h.add(settings, sizeof settings);
-  const std::string name = "tets-" + h.hex() + ".mesh";
-  const fs::path file = fs::path(cache_dir) / name;
-  std::error_code ec;
-  if (fs::is_regular_file(file, ec)) {
+  const CacheKey key = tet_cache_key(V, F, options);
+  const std::string file = cache_entry_path(cache_dir, key);
+  CacheEntry found = read_cache_entry(file, key);
+  if (found.state == CacheEntry::State::Usable) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string why;
+    TetMesh out = tets_of_payload(found.payload, V, why);
+    if (why.empty()) {
+      out.surface_vertices = V.rows();
+      out.mesher = options.mesher;
+      const VectorXd angles = min_dihedral_angles(out.X, out.T);
+      out.min_dihedral = angles.minCoeff();
+      out.slivers = (angles.array() < 5.0).count();
+      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (from_cache != nullptr) *from_cache = true;
+      return out;
+    }
+    found.state = CacheEntry::State::Damaged;
+    found.problem = "holds tets that do not fill this surface (" + why + ")";
+  }
+  // Before the meshing: a folder that cannot take the result is said now, and not written to.
+  const std::string folder_warning = cache_folder_warning(cache_dir);
+  TetMesh out = tetrahedralize(V, F, options);
+  if (!folder_warning.empty()) out.warnings.push_back(folder_warning);
+  std::string write_error = folder_warning.empty() ? "" : "the cache folder cannot be written";
+  if (folder_warning.empty()) {
+    std::string payload;
+    const std::int64_t sizes[2] = {out.X.rows(), out.T.rows()};
+    append_raw(payload, sizes, 2);
+    append_raw(payload, out.X.data(), static_cast<std::size_t>(out.X.size()));
+    append_raw(payload, out.T.data(), static_cast<std::size_t>(out.T.size()));
     try {
-      const MeditMesh cached = read_mesh(file.string());
-      const auto t0 = std::chrono::steady_clock::now();
-      bool ok = cached.X.cols() == 3 && cached.T.cols() == 4 && cached.X.rows() >= V.rows() && cached.T.rows() > 0 &&
-                cached.X.topRows(V.rows()) == V;
-      for (Index t = 0; ok && t < cached.T.rows(); ++t) {
-        const Eigen::Vector3d a = cached.X.row(cached.T(t, 0)), b = cached.X.row(cached.T(t, 1)),
-                              c = cached.X.row(cached.T(t, 2)), e = cached.X.row(cached.T(t, 3));
-        ok = (b - a).cross(c - a).dot(e - a) > 0;
-      }
-      if (ok) {
-        TetMesh out;
-        out.X = cached.X;
-        out.T = cached.T;
-        out.surface_vertices = V.rows();
-        out.mesher = options.mesher;
-        const VectorXd angles = min_dihedral_angles(out.X, out.T);
-        out.min_dihedral = angles.minCoeff();
-        out.slivers = (angles.array() < 5.0).count();
-        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (from_cache != nullptr) *from_cache = true;
-        return out;
-      }
-    } catch (const std::exception&) {
-      // unreadable or stale: mesh again and overwrite it
+      write_cache_entry(file, key, payload);
+    } catch (const std::runtime_error& e) {
+      write_error = e.what();
     }
   }
-  TetMesh out = tetrahedralize(V, F, options);
-  fs::create_directories(cache_dir, ec);
-  FASTCD_ENSURE(fs::is_directory(cache_dir), "cannot create the tet cache folder '", cache_dir,
-                "': ", ec ? ec.message() : std::string("not a folder"));
-  write_mesh(file.string(), out.X, out.T);
+  if (found.state != CacheEntry::State::Missing)
+    out.warnings.push_back(cache_entry_warning(file, found, "the tets were meshed again", write_error));
+  else if (folder_warning.empty() && !write_error.empty())
+    out.warnings.push_back("the tets could not be kept in the cache (" + write_error +
+                           "): the bake goes on, and the next bake meshes again");
   return out;
 }
 

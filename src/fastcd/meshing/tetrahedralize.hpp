@@ -4,6 +4,7 @@
 // The default mesher is Netgen's nglib (Debian libnglib-dev, LGPL-2.1, opened at run time); the
 // TetGen program (Debian tetgen, AGPL-3) is the alternative, run as a separate process.
 #include <string>
+#include <vector>
 
 #include "fastcd/common/types.hpp"
 
@@ -31,6 +32,9 @@ struct TetMesh {
   Index slivers = 0;           ///< tets with a dihedral angle under 5 degrees
   double seconds = 0;          ///< meshing wall time
   std::string mesher;          ///< "netgen" or "tetgen"
+  /// tetrahedralize_cached: what the user should know about the cache (an entry of other
+  /// inputs or a damaged one meshed again, a folder or file that could not be written).
+  std::vector<std::string> warnings;
 };
 
 /// Fills the closed, outward-oriented, edge-manifold, self-intersection-free surface (V, F)
@@ -46,12 +50,16 @@ TetMesh tetrahedralize(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<con
                        const TetrahedralizeOptions& options = {});
 
 /// tetrahedralize through a cache folder: the tets of (V, F, options) are kept in
-/// `cache_dir`/tets-<hash>.mesh, the hash taken over V and F bit for bit, the mesher and its
-/// settings, so a second bake of the same skin (new material, clip or solver) skips the meshing.
-/// A cached file is used only if it reads back with the surface exactly in place and positive
-/// tets; otherwise (or when missing) the surface is meshed and the file (re)written atomically.
-/// An empty `cache_dir` meshes without a cache. `from_cache`, if given, says which happened.
-/// @throws what tetrahedralize throws; std::runtime_error if the cache folder cannot be made.
+/// `cache_dir`/tets-<16 hex digits>.bin (io/cache_file: a header with the full key - a SHA-256
+/// over V and F bit for bit, the mesher and its settings - and the payload's checksum), so a
+/// second bake of the same skin (new material, clip or solver) skips the meshing. A file there
+/// is used only if its header is this key, its size and checksum match, and its tets keep the
+/// surface exactly in place and are positive; a file of other inputs, a damaged, huge or
+/// unreadable one is meshed again (its header and size are checked before its payload is read)
+/// and rewritten atomically, with a line in the result's warnings. The cache is optional: a
+/// folder that cannot be written (checked before the meshing) or a failed write is a warning
+/// too. An empty `cache_dir` meshes without a cache. `from_cache`, if given, says which happened.
+/// @throws what tetrahedralize throws.
 TetMesh tetrahedralize_cached(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& F,
                               const TetrahedralizeOptions& options, const std::string& cache_dir,
                               bool* from_cache = nullptr);

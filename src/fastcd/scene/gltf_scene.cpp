@@ -147,6 +147,8 @@ Body skin_body(const std::string& path /* the source */, const SkinnedSurface& m
   } catch (const std::exception& e) {
     fail_at(path, who + "tetrahedralising the skin: " + e.what());
   }
+  for (const std::string& note : tm.tets.warnings)  // the tet cache's, once each
+    if (std::find(s.warnings.begin(), s.warnings.end(), note) == s.warnings.end()) s.warnings.push_back(note);
   if (tm.reversed > 0)
     s.warnings.push_back(who + std::to_string(tm.reversed) + " of the skin's " + std::to_string(tm.shells) +
                          " shells wind inward; reversed for meshing (the output keeps the file's)");

@@ -306,6 +306,8 @@ SurfaceSource fill_surface(Scene& s, SurfaceMesh m, const std::string& mesh_file
   } catch (const std::exception& e) {
     fail(path, "tetrahedralising the surface '" + name + "': " + e.what());
   }
+  for (const std::string& note : tm.tets.warnings)  // the tet cache's, once each
+    if (std::find(s.warnings.begin(), s.warnings.end(), note) == s.warnings.end()) s.warnings.push_back(note);
   if (tm.reversed > 0)
     s.warnings.push_back(std::to_string(tm.reversed) + " of the surface's " + std::to_string(tm.shells) +
                          " shells wind inward; reversed for meshing (the output keeps the file's)");
