@@ -4,7 +4,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "arguments.hpp"
 #include "fastcd/io/mesh_io.hpp"
@@ -204,7 +207,7 @@ void bind_io(py::module_& m) {
       },
       "path"_a, "rig"_a = "auto", "harmonic_resolution"_a = 128, "material"_a = "", "cache_dir"_a = "",
       "Loads a scene JSON (see docs/scene-format.md); material='arap' runs a scene asking for another material "
-      "as ARAP; cache_dir keeps the tets of a surface or character there (tets-<hash>.mesh).");
+      "as ARAP; cache_dir keeps the tets of a surface or character there (tets-<hash>.bin).");
   m.def(
       "read_character",
       [](const std::string& path, const std::string& clip, double scale, double ym, double pr, double rho, double dt,
@@ -321,14 +324,24 @@ void bind_io(py::module_& m) {
         run.gravity = gravity;
         run.dynamics = dynamics;
         const SimulationOptions o = scene_simulation_options(*scene, run);
-        py::gil_scoped_release release;
-        return new SimulationObject(make_simulation(*scene, o, cache_dir));
+        std::vector<std::string> cache_warnings;
+        std::unique_ptr<SimulationObject> sim;
+        {
+          py::gil_scoped_release release;
+          sim = std::make_unique<SimulationObject>(make_simulation(*scene, o, cache_dir, nullptr, &cache_warnings));
+        }
+        for (std::string& w : cache_warnings)  // the precompute cache's, with the tet cache's (once each)
+          if (std::find(scene->warnings.begin(), scene->warnings.end(), w) == scene->warnings.end())
+            scene->warnings.push_back(std::move(w));
+        return sim.release();
       },
       "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100, "leak"_a = "auto",
       "gravity"_a = 0.0, "dynamics"_a = true, "cache_dir"_a = "",
       "A ready Simulation of a scene with the CLI's settings on top of the scene's own (as fastcd run). With "
       "cache_dir, the fast solver's leak field, modes and clusters are kept there (fast-<hash>.bin) and reused "
-      "by a later call with the same mesh, rig and subspace settings (another material reuses them).");
+      "by a later call with the same mesh, rig and subspace settings (another material reuses them); a cache "
+      "file of other settings or a damaged one is computed again, and a cache folder that cannot be written is "
+      "not used: scene.warnings says so.");
 }
 
 }  // namespace fastcd::python
