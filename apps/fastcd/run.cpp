@@ -459,7 +459,10 @@ int run_scene(const RunSettings& st) {
   std::fprintf(stdout, "precomputing (%s solver)\n", st.solver.c_str());
   std::fflush(stdout);
   bool pre_cached = false;
-  Simulation sim = make_simulation(scene, so_sim, cache_dir(st), &pre_cached);
+  std::vector<std::string> cache_warnings;  // the precompute cache's, each once (the tets' may have said it)
+  Simulation sim = make_simulation(scene, so_sim, cache_dir(st), &pre_cached, &cache_warnings);
+  for (const std::string& w : cache_warnings)
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warn(warnings, w);
   check_interrupt("precomputing");
   const double pre_s = sim.precompute_seconds();
   if (pre_cached)
@@ -666,11 +669,12 @@ int run_characters(const RunSettings& st) {
   }
   std::vector<std::optional<Simulation>> built(chars.size());
   std::vector<std::exception_ptr> errors(chars.size());
+  std::vector<std::vector<std::string>> cache_warnings(chars.size());
   parallel_for(static_cast<Index>(chars.size()), 1, [&](Index b, Index e) {
     for (Index i = b; i < e; ++i) {
       const auto k = static_cast<std::size_t>(i);
       try {
-        built[k].emplace(make_simulation(chars[k].scene, opts[k], cache_dir(st)));
+        built[k].emplace(make_simulation(chars[k].scene, opts[k], cache_dir(st), nullptr, &cache_warnings[k]));
       } catch (...) {
         errors[k] = std::current_exception();
       }
@@ -686,6 +690,9 @@ int run_characters(const RunSettings& st) {
       throw std::runtime_error("character " + std::to_string(k) + " (" + chars[k].name + "): " + ex.what());
     }
   }
+  for (const auto& list : cache_warnings)
+    for (const std::string& w : list)
+      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warn(warnings, w);
   check_interrupt("precomputing");
   Ensemble aq;
   for (std::size_t k = 0; k < chars.size(); ++k) aq.add(chars[k].name, std::move(*built[k]));
