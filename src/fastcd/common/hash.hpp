@@ -1,8 +1,8 @@
 #pragma once
-// Hashes of bytes for the on-disk caches (tet meshes, precomputes): Hash64, a 64-bit FNV-1a
-// (fast, not cryptographic), and Sha256 (FIPS 180-4), the full key and the payload checksum
-// every cache file carries, so a file renamed, copied or damaged is told apart from the entry
-// it claims to be.
+// Hashes of bytes: Sha256 (FIPS 180-4), the full key and the payload checksum every cache file
+// carries (io/cache_file), so a file renamed, copied or damaged is told apart from the entry it
+// claims to be; and Hash64, a 64-bit FNV-1a (fast, not cryptographic) for keys that stay in
+// memory.
 #include <array>
 #include <cstddef>
 #include <cstdint>
