@@ -173,6 +173,8 @@ def an_unwritable_cache_is_a_warning(cli, glb, work):
 
 def main(cli, glb, work):
     other_glb = os.path.join(os.path.dirname(glb), "RiggedFigure.glb")  # another mesh (its tets)
+    if os.path.isdir(work):  # an immutable folder left by a run that was killed
+        subprocess.run(["chattr", "-R", "-i", work], capture_output=True)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     rebake_reuses_the_cache(cli, glb, os.path.join(work, "rebake"))
