@@ -7,10 +7,22 @@
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/common/submatrix.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
 
 namespace fastcd {
+
+namespace {
+
+/// What to do when carrying weights into a mesh needs `bytes`, `dense` of them in the dense
+/// #V x #columns matrices (which grow with the columns, the sparse factor with the mesh).
+std::string weight_advice(Index n, double dense, double bytes) {
+  if (dense > 0.5 * bytes) return "use fewer handles (each is a weight column)";
+  return coarser_mesh_advice(n, bytes);
+}
+
+}  // namespace
 
 HarmonicExtension harmonic_extension(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                                      const Eigen::Ref<const VectorXi>& known,
@@ -24,6 +36,12 @@ HarmonicExtension harmonic_extension(const Eigen::Ref<const MatrixXd>& X, const 
   check_indices(known, n, "known", "harmonic_extension");
   check_finite(W_known, "W_known", "harmonic_extension");
   FASTCD_CHECK(W_known.minCoeff() >= 0, "W_known has a negative weight (", W_known.minCoeff(), ")");
+  // Memory, refused before it is allocated: the weights, right-hand sides and solution (dense,
+  // #V x #columns each) and the Laplacian's sparse factor.
+  const std::string what = "carrying " + std::to_string(k) + " weight columns into " + std::to_string(n) + " vertices";
+  const double dense = 3.0 * 8.0 * static_cast<double>(n) * static_cast<double>(k);
+  const auto advice = [&](double bytes) { return weight_advice(n, dense, bytes); };
+  check_memory(dense, what, advice(dense));
   HarmonicExtension out;
   out.W = MatrixXd::Zero(n, k);
   std::vector<char> given(static_cast<std::size_t>(n), 0);
@@ -44,7 +62,9 @@ HarmonicExtension harmonic_extension(const Eigen::Ref<const MatrixXd>& X, const 
         rhs.row(slot[static_cast<std::size_t>(it.row())]) -= it.value() * out.W.row(c);
   }
   detail::throw_if_cancelled("harmonic_extension");
-  Eigen::SimplicialLDLT<SparseMatrix> solver(principal_submatrix(K, slot, nf));
+  const SparseMatrix Kff = principal_submatrix(K, slot, nf);
+  check_factor_memory(Kff, dense, what, advice);
+  Eigen::SimplicialLDLT<SparseMatrix> solver(Kff);
   FASTCD_ENSURE(solver.info() == Eigen::Success && (solver.vectorD().array() > 0).all(),
                 "the harmonic system is singular: part of the mesh touches no vertex with given weights");
   const MatrixXd Wf = solver.solve(rhs);
@@ -76,6 +96,10 @@ HarmonicExtension harmonic_fit(const Eigen::Ref<const MatrixXd>& X, const Eigen:
   check_finite(W_points, "W_points", "harmonic_fit");
   FASTCD_CHECK(W_points.minCoeff() >= 0, "W_points has a negative weight (", W_points.minCoeff(), ")");
   FASTCD_CHECK(fit > 0 && std::isfinite(fit), "fit must be > 0, got ", fit);
+  const std::string what = "fitting " + std::to_string(k) + " weight columns to " + std::to_string(n) + " vertices";
+  const double dense = 3.0 * 8.0 * static_cast<double>(n) * static_cast<double>(k);
+  const auto advice = [&](double bytes) { return weight_advice(n, dense, bytes); };
+  check_memory(dense, what, advice(dense));
   // Smoothness: the Dirichlet energy (it pulls the fit towards constants between the points,
   // so weights are slightly flattened, never overshoot wildly: the squared Laplacian, which keeps
   // affine fields, gave Fox weights down to -215 in a 24-cell grid).
@@ -89,6 +113,7 @@ HarmonicExtension harmonic_fit(const Eigen::Ref<const MatrixXd>& X, const Eigen:
   FASTCD_CHECK(te > 0, "the points touch no vertex");
   const double lambda = fit * tk / te;
   const SparseMatrix A = K + lambda * EtE;
+  check_factor_memory(A, dense, what, advice);
   Eigen::SimplicialLDLT<SparseMatrix> ldlt(A);
   FASTCD_ENSURE(ldlt.info() == Eigen::Success,
                 "harmonic_fit: the system is singular (a part of the mesh holds no point)");

@@ -11,6 +11,7 @@
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/memory.hpp"
 
 namespace fastcd {
 
@@ -62,6 +63,30 @@ VoxelMesh voxel_mesh(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const
   }
   const auto cell_id = [&](int x, int y, int z) { return x + n[0] * (static_cast<Index>(y) + n[1] * z); };
   const Index ncells = static_cast<Index>(n[0]) * n[1] * n[2];
+  // Memory, refused before it is allocated: the grid (per cell its centre, winding number,
+  // component and two flags), then the tets of the cells kept.
+  const std::string what = "voxelising at resolution " + std::to_string(options.resolution) + " (a " +
+                           std::to_string(n[0]) + " x " + std::to_string(n[1]) + " x " + std::to_string(n[2]) +
+                           " grid)";
+  const auto advice = [&](double bytes) {
+    const double fit = size_to_fit(options.resolution, bytes, 3.0);
+    return "use a lower voxel resolution" +
+           (fit >= 2 ? " (about " + std::to_string(static_cast<int>(fit)) + " would fit)" : std::string());
+  };
+  const double grid_bytes = 42.0 * static_cast<double>(ncells);
+  // Per kept cell: six tets (16 bytes each, twice: the list and T) and about one corner (its
+  // position twice and its map entry).
+  constexpr double kCellBytes = 6.0 * 32.0 + 48.0 + 64.0;
+  // Before the winding numbers (the long part): at least the cells inside the enclosed volume
+  // (the triangles' signed volume; a lower bound for an open skin) are kept.
+  double enclosed = 0;
+  for (Index f = 0; f < F.rows(); ++f) {
+    const Eigen::Vector3d a = V.row(F(f, 0)).transpose(), b = V.row(F(f, 1)).transpose(),
+                          c = V.row(F(f, 2)).transpose();
+    enclosed += a.dot(b.cross(c)) / 6.0;
+  }
+  const double inside = std::min(static_cast<double>(ncells), std::abs(enclosed) / (h * h * h));
+  check_memory(grid_bytes + inside * kCellBytes, what, advice(grid_bytes + inside * kCellBytes));
   std::vector<char> keep(static_cast<std::size_t>(ncells), 0), holds(static_cast<std::size_t>(ncells), 0);
   for (Index v = 0; v < V.rows(); ++v) {
     int c[3];
@@ -113,6 +138,9 @@ VoxelMesh voxel_mesh(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const
       ++out.dropped_cells;
       --out.inside_cells;
     }
+  const double kept = static_cast<double>(std::count(keep.begin(), keep.end(), char{1}));
+  const double tet_bytes = grid_bytes + kept * kCellBytes;
+  check_memory(tet_bytes, what, advice(tet_bytes));
   // Six Kuhn tets per kept cell around its main diagonal (conforming across cells), on the
   // corners the kept cells use.
   const int m[3] = {n[0] + 1, n[1] + 1, n[2] + 1};
