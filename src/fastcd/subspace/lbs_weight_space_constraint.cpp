@@ -3,12 +3,14 @@
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
 
 namespace fastcd {
@@ -41,7 +43,11 @@ std::vector<Index> distinct_nonzero_rows(const Eigen::Ref<const MatrixXd>& A) {
   return keep;
 }
 
+const char* const kFewerHandles = "use a rig with fewer handles (bones), or a coarser mesh";
+
 }  // namespace
+
+double row_space_bytes(double rows, double cols) { return 8.0 * (6.0 * cols * rows + 3.0 * rows * rows); }
 
 MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& m, double rtol) {
   FASTCD_CHECK(m.size() == A.cols(), "weights have ", m.size(), " entries for ", A.cols(), " columns");
@@ -55,6 +61,11 @@ MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<c
   // of C acts on component i only, so 2/3 of each C_i block is zero, and the rest repeats once
   // per component (a 24-bone character: 3456 rows, 384 distinct; its QR went from 30 s to 0.3 s).
   const std::vector<Index> keep = distinct_nonzero_rows(A);
+  const double bytes = row_space_bytes(static_cast<double>(keep.size()), static_cast<double>(A.cols()));
+  check_memory(bytes,
+               "orthonormalising the rig's constraint (" + std::to_string(keep.size()) + " independent rows over " +
+                   std::to_string(A.cols()) + " entries)",
+               kFewerHandles);
   const MatrixXd Bm = sq.asDiagonal() * A(keep, Eigen::all).transpose();  // #V x kept rows
   // Bm = Q R (Householder, blocked BLAS-3), then the SVD of the small square R = U_R S V^T:
   // Bm's singular values are R's and its left singular vectors are Q U_R. For the tall Bm of a
@@ -91,6 +102,16 @@ template <class CMat>
 MatrixXd weight_space_operator(const Eigen::Ref<const MatrixXd>& V, const CMat& C) {
   const Index n = V.rows(), d = V.cols(), c = C.rows();
   FASTCD_CHECK(C.cols() == n * d, "C must have #V*dim = ", n * d, " columns, got ", shape_of(C));
+  // The operator (c d (d+1) x #V), then row_space_basis on its distinct rows: an LBS rig's
+  // c = #handles d (d+1) rows leave about #handles (d+1)^2 of them.
+  const double rows = static_cast<double>(c * d * (d + 1)), vertices = static_cast<double>(n);
+  const double distinct = std::min({rows, vertices, static_cast<double>(c * (d + 1) / d)});
+  const std::string handles =
+      c % (d * (d + 1)) == 0 ? " (" + std::to_string(c / (d * (d + 1))) + " handles)" : std::string();
+  check_memory(8.0 * (rows + static_cast<double>(c)) * vertices + row_space_bytes(distinct, vertices),
+               "the fast solver's rig-orthogonal subspace for a rig of " + std::to_string(c) + " parameters" + handles +
+                   " on " + std::to_string(n) + " vertices",
+               std::string(kFewerHandles) + ", or the full solver");
   // C_i(row, v) = C(row, v*d + i): the constraint seen by displacement component i.
   MatrixXd A(c * d * (d + 1), n);
   for (Index i = 0; i < d; ++i) {
@@ -111,7 +132,9 @@ MatrixXd weight_space_operator(const Eigen::Ref<const MatrixXd>& V, const CMat& 
 MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& T,
                                      const SparseMatrix& C, double rtol) {
   check_mesh(V, T, "lbs_weight_space_constraint");
-  check_finite(MatrixXd(C), "C", "lbs_weight_space_constraint");
+  for (Index k = 0; k < C.outerSize(); ++k)  // (a dense copy of C would cost #params x #V*dim)
+    for (SparseMatrix::InnerIterator it(C, k); it; ++it)
+      FASTCD_CHECK(std::isfinite(it.value()), "C(", it.row(), ", ", it.col(), ") is ", it.value());
   const MatrixXd A = weight_space_operator(V, C);
   return row_space_basis(A, massmatrix(V, T).diagonal(), rtol);
 }

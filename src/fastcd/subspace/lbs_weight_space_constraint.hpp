@@ -19,7 +19,8 @@ namespace fastcd {
 /// @param C     c x (#V*dim) constraint (e.g. J^T M D), dense or sparse.
 /// @param rtol  relative singular-value cut-off.
 /// @return      r x #V with orthonormal rows; r = 0 when C is zero.
-/// @throws std::invalid_argument on size mismatch or non-finite C.
+/// @throws std::invalid_argument on size mismatch or non-finite C; MemoryLimitError (before
+///         allocating) when the dense operator and its basis would not fit in memory.
 MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& T,
                                      const SparseMatrix& C, double rtol = 1e-10);
 MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const Eigen::Ref<const MatrixXi>& T,
@@ -28,6 +29,12 @@ MatrixXd lbs_weight_space_constraint(const Eigen::Ref<const MatrixXd>& V, const 
 /// Orthonormal basis (as rows) of the row space of A measured in the inner product of the
 /// diagonal weights m (rank from the singular values of diag(m)^{1/2} A^T above rtol * max).
 /// Shared by the weight-space constraint and the full-order constraint reduction.
+/// @throws MemoryLimitError (before allocating) when its work would not fit in memory.
 MatrixXd row_space_basis(const Eigen::Ref<const MatrixXd>& A, const Eigen::Ref<const VectorXd>& m, double rtol);
+
+/// Bytes row_space_basis holds at its peak for `rows` distinct rows of `cols` entries: the
+/// weighted copy, its QR, the singular vectors, the basis and its QR (cols x rows each), R and its
+/// SVD (rows x rows). For estimates before the work.
+double row_space_bytes(double rows, double cols);
 
 }  // namespace fastcd

@@ -12,6 +12,7 @@
 
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/common/submatrix.hpp"
 #include "fastcd/geometry/dirichlet_laplacian.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
@@ -120,6 +121,16 @@ SkinningEigenmodes skinning_eigenmodes(const Eigen::Ref<const MatrixXd>& X, cons
   VectorXd m(nf);
   for (Index i = 0; i < nf; ++i) m(i) = mfull(free[static_cast<std::size_t>(i)]);
 
+  if (Aeq && Aeq->rows() > 0) {
+    // The constraint on the free vertices, its orthonormal basis (row_space_basis), the
+    // shift-invert operator's K^{-1} A^T and A^T, the polish's A M^{-1} (r x #V each), the
+    // Schur complement and the Gram matrix (r x r).
+    const double r = static_cast<double>(Aeq->rows()), v = static_cast<double>(nf);
+    check_memory(8.0 * (11.0 * r * v + 5.0 * r * r),
+                 "the fast solver's skinning modes under " + std::to_string(Aeq->rows()) + " constraints on " +
+                     std::to_string(nf) + " vertices",
+                 "use a rig with fewer handles (bones), a coarser mesh, or the full solver");
+  }
   // Independent, orthonormal constraint rows on the free vertices.
   MatrixXd A(0, nf);
   if (Aeq && Aeq->rows() > 0) {
