@@ -8,6 +8,17 @@
 
 namespace fastcd {
 
+namespace {
+
+/// A measured number with three significant digits ("2.35", "1.2e+12"): never 300 of them.
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
 DivergenceMonitor::DivergenceMonitor(const SparseMatrix& Mv, double extent, double h, double ym, double energy_floor,
                                      double max_extent_ratio, double energy_ratio)
     : m_(Mv.diagonal()),
@@ -28,44 +39,57 @@ DivergenceMonitor::DivergenceMonitor(const SparseMatrix& Mv, double extent, doub
   tiny_energy_ = 0.5 * (m_.sum() / 3.0) * v_tiny * v_tiny;
 }
 
+void DivergenceMonitor::note_rig_jump(long step, double jump, const std::string& what) {
+  if (!(jump >= 0.5 * extent_) || !(jump > jump_)) return;
+  jump_ = jump;
+  jump_step_ = step;
+  jump_what_ = what;
+}
+
+std::string DivergenceMonitor::rig_jump() const {
+  return jump_step_ > 0 ? "at step " + std::to_string(jump_step_) + " " + jump_what_ + " in one step" : std::string();
+}
+
 void DivergenceMonitor::check(long step, const Eigen::Ref<const VectorXd>& x_rig_dot,
                               const Eigen::Ref<const VectorXd>& uc, const Eigen::Ref<const VectorXd>& uc_dot) {
   const Index n = m_.size();
   FASTCD_CHECK(x_rig_dot.size() == n && uc.size() == n && uc_dot.size() == n, "DivergenceMonitor::check: expected ", n,
                " entries, got ", x_rig_dot.size(), ", ", uc.size(), ", ", uc_dot.size());
-  char material[160];
-  std::snprintf(material, sizeof material, "use a smaller time step (dt = %g now) or a stiffer material (YM = %g now)",
-                h_, ym_);
-  auto fail = [&](const std::string& what, const std::string& advice) {
-    throw std::runtime_error("the simulation diverged at step " + std::to_string(step) + ": " + what + " — " + advice);
-  };
-  const char* at_rest =
-      "the rig has not moved yet, so the input is the likely cause: check that the weights reproduce the rest "
-      "shape (each vertex's weights summing to 1) and that the rig's rest pose matches the mesh";
   const double kin_rig = 0.5 * x_rig_dot.cwiseAbs2().dot(m_);
   max_rig_kinetic_ = std::max(max_rig_kinetic_, kin_rig);
   const bool rig_still = !(max_rig_kinetic_ > 0);
-  if (!uc.allFinite() || !uc_dot.allFinite())
-    fail("the complementary displacement is NaN or infinite", rig_still ? at_rest : material);
+  // The advice names the likely cause from what was measured: a rig that has not moved points at
+  // the input, a jump of the rig at the animation, otherwise the time step or the material.
+  auto advice = [&]() -> std::string {
+    if (rig_still)
+      return "the rig has not moved yet, so the input is the likely cause: check that the weights reproduce the "
+             "rest shape (each vertex's weights summing to 1) and that the rig's rest pose matches the mesh";
+    if (jump_step_ > 0)
+      return "the animation jumps: " + rig_jump() +
+             " (a teleport, e.g. a cut or a missing key). No material follows a jump like that: smooth the "
+             "animation there, or bake the parts before and after it separately";
+    if (stiff_)
+      return "the material is already very stiff for its inertia (YM = " + number(ym_) + ", dt = " + number(h_) +
+             "), so a stiffer one will not help: use a smaller time step, and check the animation for sudden "
+             "jumps and the weights for vertices the rig tears apart";
+    return "use a smaller time step (dt = " + number(h_) + " now) or a stiffer material (YM = " + number(ym_) + " now)";
+  };
+  auto fail = [&](const std::string& what) {
+    throw std::runtime_error("the simulation diverged at step " + std::to_string(step) + ": " + what + " — " +
+                             advice());
+  };
+  if (!uc.allFinite() || !uc_dot.allFinite()) fail("the complementary displacement is NaN or infinite");
   const double kin = 0.5 * uc_dot.cwiseAbs2().dot(m_);
   last_kinetic_ = kin;
   max_kinetic_ = std::max(max_kinetic_, kin);
   const double umax = uc.cwiseAbs().maxCoeff();
-  if (umax > max_extent_ratio_ * extent_) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "a vertex moved %.3g away from the rig, %.0f times the mesh size", umax,
-                  umax / extent_);
-    fail(buf, rig_still ? at_rest : material);
-  }
+  if (umax > max_extent_ratio_ * extent_)
+    fail("a vertex moved " + number(umax / extent_) + " times the mesh's size away from the rig");
   const double reference = std::max({max_rig_kinetic_, energy_floor_, tiny_energy_});
-  if (kin > energy_ratio_ * reference) {
-    char buf[240];
-    std::snprintf(buf, sizeof buf,
-                  "the complementary kinetic energy %.3g exceeds %.0e times what the rig and external forces supply "
-                  "(%.3g, or the energy of motion tiny for this mesh)",
-                  kin, energy_ratio_, reference);
-    fail(buf, rig_still ? at_rest : material);
-  }
+  if (kin > energy_ratio_ * reference)
+    fail("the complementary kinetic energy " + number(kin) + " exceeds " + number(energy_ratio_) +
+         " times what the rig and external forces supply (" + number(reference) +
+         ", or the energy of motion tiny for this mesh)");
 }
 
 }  // namespace fastcd

@@ -31,8 +31,25 @@ class DivergenceMonitor {
   void check(long step, const Eigen::Ref<const VectorXd>& x_rig_dot, const Eigen::Ref<const VectorXd>& uc,
              const Eigen::Ref<const VectorXd>& uc_dot);
 
+  /// Records that at step `step` the rig moved the mesh by `jump` in one step (the largest
+  /// coordinate change), `what` naming the cause in words ("handle 3 of 5 (counted from 1) moves
+  /// 2.1 times the mesh's size"); the
+  /// largest jump at or above half the mesh's size makes a later divergence's advice point at a
+  /// jump in the animation instead of the material.
+  void note_rig_jump(long step, double jump, const std::string& what);
+  /// The material is far stiffer than its inertia at this time step (the stiffness over the mass
+  /// per dt^2 of an element): a divergence's advice then does not suggest a stiffer material.
+  void set_stiff(bool stiff) { stiff_ = stiff; }
+  /// The largest rig jump noted, in words ("at step 12 handle 2 of 5 (counted from 1) moves 3.1
+  /// times the mesh's size in one step"), or "" when none reached half the mesh's size.
+  std::string rig_jump() const;
+
   /// Forgets the steps seen so far (a new roll-out).
-  void reset() { max_rig_kinetic_ = max_kinetic_ = last_kinetic_ = 0.0; }
+  void reset() {
+    max_rig_kinetic_ = max_kinetic_ = last_kinetic_ = jump_ = 0.0;
+    jump_step_ = 0;
+    jump_what_.clear();
+  }
 
   double max_rig_kinetic() const { return max_rig_kinetic_; }
   double max_kinetic() const { return max_kinetic_; }  ///< largest complementary kinetic energy seen
@@ -43,6 +60,10 @@ class DivergenceMonitor {
   double extent_, h_, ym_, energy_floor_, max_extent_ratio_, energy_ratio_;
   double tiny_energy_ = 0.0;  ///< 1/2 m_total (1e-3 extent / h)^2
   double max_rig_kinetic_ = 0.0, max_kinetic_ = 0.0, last_kinetic_ = 0.0;
+  double jump_ = 0.0;  ///< the largest rig jump noted at or above half the extent, at jump_step_
+  long jump_step_ = 0;
+  std::string jump_what_;
+  bool stiff_ = false;
 };
 
 }  // namespace fastcd

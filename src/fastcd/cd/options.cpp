@@ -6,21 +6,34 @@
 
 namespace fastcd {
 
+namespace {
+
+/// Throws std::invalid_argument(message) when `ok` is false: a setting out of range, named in
+/// the message as the user sets it.
+template <class... Args>
+void require(bool ok, const Args&... message) {
+  if (!ok) throw std::invalid_argument(detail::concat(message...));
+}
+
+}  // namespace
+
 void validate(const CDOptions& o) {
-  FASTCD_CHECK(std::isfinite(o.dt) && o.dt > 0, "time step dt must be finite and > 0, got ", o.dt);
-  FASTCD_CHECK(std::isfinite(o.ym) && o.ym > 0, "Young's modulus must be finite and > 0, got ", o.ym);
-  FASTCD_CHECK(std::isfinite(o.pr) && o.pr > -1.0 && o.pr < 0.5, "Poisson ratio must lie in (-1, 0.5), got ", o.pr);
-  FASTCD_CHECK(std::isfinite(o.rho) && o.rho > 0, "density must be finite and > 0, got ", o.rho);
-  FASTCD_CHECK(o.iterations >= 0, "iterations must be >= 0, got ", o.iterations);
-  FASTCD_CHECK(o.tolerance >= 0, "tolerance must be >= 0, got ", o.tolerance);
-  FASTCD_CHECK(o.modes >= 1, "modes must be >= 1, got ", o.modes);
-  FASTCD_CHECK(o.clusters >= 1, "clusters must be >= 1, got ", o.clusters);
-  FASTCD_CHECK(o.leak.dt > 0 && std::isfinite(o.leak.dt), "leak-field dt must be > 0, got ", o.leak.dt);
-  FASTCD_CHECK(o.gravity.size() == 0 || o.gravity.allFinite(), "gravity must be finite");
-  FASTCD_CHECK(o.constraint_rtol > 0 && o.constraint_rtol < 1, "constraint_rtol must lie in (0, 1), got ",
-               o.constraint_rtol);
-  FASTCD_CHECK(o.precision == Precision::Double || o.precision == Precision::Mixed,
-               "precision must be Double or Mixed, got ", static_cast<int>(o.precision));
+  require(std::isfinite(o.dt) && o.dt > 0, "the time step dt must be finite and > 0, got ", o.dt);
+  require(std::isfinite(o.ym) && o.ym > 0, "Young's modulus YM must be finite and > 0, got ", o.ym);
+  require(std::isfinite(o.pr) && o.pr > -1.0 && o.pr < 0.5, "Poisson's ratio pr must lie in (-1, 0.5), got ", o.pr);
+  require(std::isfinite(o.rho) && o.rho > 0, "the density rho must be finite and > 0, got ", o.rho);
+  require(o.iterations >= 1, "the solver iterations per step (iterations) must be at least 1, got ", o.iterations,
+          ": each step's secondary motion is what its iterations solve for, so with none the bake is the rig's "
+          "motion alone (10 is the usual setting)");
+  require(o.tolerance >= 0, "the iterations' tolerance must be >= 0, got ", o.tolerance);
+  require(o.modes >= 1, "the fast solver's modes must be >= 1, got ", o.modes);
+  require(o.clusters >= 1, "the fast solver's clusters must be >= 1, got ", o.clusters);
+  require(o.leak.dt > 0 && std::isfinite(o.leak.dt), "the leak field's dt must be finite and > 0, got ", o.leak.dt);
+  require(o.gravity.size() == 0 || o.gravity.allFinite(), "gravity must be finite");
+  require(o.constraint_rtol > 0 && o.constraint_rtol < 1, "constraint_rtol must lie in (0, 1), got ",
+          o.constraint_rtol);
+  require(o.precision == Precision::Double || o.precision == Precision::Mixed,
+          "precision must be double or mixed, got ", static_cast<int>(o.precision));
 }
 
 const char* precision_name(Precision p) { return p == Precision::Mixed ? "mixed" : "double"; }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fastcd/cd/divergence.hpp"
 #include "fastcd/cd/fast_cd.hpp"
@@ -57,6 +58,12 @@ struct SimulationStats {
   double max_residual = 0.0;
   double max_kinetic_energy = 0.0;
   double sum_kinetic_energy = 0.0;
+  // How far things moved from the rest pose (largest change of a coordinate, monitor on): the
+  // rig's positions and the simulated mesh's (rig + u_c) on the mesh's boundary (what is seen),
+  // and the complementary displacement u_c anywhere.
+  double max_rig_travel = 0.0;
+  double max_travel = 0.0;
+  double max_displacement = 0.0;
   double mean_kinetic_energy() const { return steps > 0 ? sum_kinetic_energy / static_cast<double>(steps) : 0.0; }
   double mean_step_seconds() const { return steps > 0 ? step_seconds / static_cast<double>(steps) : 0.0; }
 };
@@ -98,6 +105,10 @@ class Simulation {
   double kinetic_energy() const;  ///< 1/2 u_c_dot^T M u_c_dot now
   const FrameStats& last_step() const { return last_; }
   const SimulationStats& stats() const { return stats_; }
+  /// What the steps so far say about the settings, in words (empty when nothing is odd): the
+  /// simulated mesh held in place while the rig moves it (a material far too soft or heavy, or a
+  /// time step far too short, for the rig to carry it), or secondary motion too small to see.
+  std::vector<std::string> warnings() const;
 
   // ---- what was built
   SolverKind solver() const { return options_.solver; }
@@ -123,6 +134,8 @@ class Simulation {
   const VectorXd& uc_dot() const;     ///< its velocity
   const VectorXd& x_rig() const;      ///< rig positions x(p) now (#V*dim), evaluated on demand
   const VectorXd& x_rig_dot() const;  ///< (x(p) - x(p_prev)) / dt, on demand
+  /// The cause of a rig jump of `jump` in the last step, in words ("handle 3 of 5 ... moves 2.1").
+  std::string describe_jump(double jump) const;
 
   SimulationOptions options_;
   std::shared_ptr<const Rig> rig_;
@@ -141,10 +154,15 @@ class Simulation {
   mutable VectorXd uc_, uc_dot_;  ///< lifted u_c and velocity (fast solver)
   mutable bool lifted_ = false;
   std::optional<DivergenceMonitor> monitor_;
-  bool linear_rig_ = true;       ///< a LinearRig: full order steps in parameters
-  double C_norm_ = 0.0;          ///< ||C||_F of the current constraint
-  double residual_floor_ = 0.0;  ///< 1e-8 ||X||: the smallest ||u_c|| residual() divides by
-  VectorXd Cu_;                  ///< scratch: C u_c
+  bool linear_rig_ = true;        ///< a LinearRig: full order steps in parameters
+  double C_norm_ = 0.0;           ///< ||C||_F of the current constraint
+  double residual_floor_ = 0.0;   ///< 1e-8 ||X||: the smallest ||u_c|| residual() divides by
+  double extent_ = 0.0;           ///< the rest mesh's size (largest bounding-box side)
+  double stiffness_ratio_ = 0.0;  ///< a typical element's stiffness over its mass / dt^2
+  VectorXd x_rig_rest_;           ///< x(p0), for the travel statistics
+  VectorXi boundary_;             ///< the boundary\'s vertices (the travel statistics\' vertices)
+  MatrixXd corners_;              ///< the rest bounding box's 2^dim corners (rows), to measure handle jumps
+  VectorXd Cu_;                   ///< scratch: C u_c
   double precompute_s_ = 0.0;
   FrameStats last_;
   SimulationStats stats_;
