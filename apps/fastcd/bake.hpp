@@ -389,7 +389,7 @@ class CharacterBake {
   }
 
   /// rest.obj and animation.pc2, and warnings about inversions and the motion's size.
-  void finish(bool dynamics) {
+  void finish() {
     if (obj_)
       obj_->copy_inputs(dir_);
     else
@@ -408,9 +408,7 @@ class CharacterBake {
                           "): a smaller dt, more iterations or a stiffer YM reduce those the dynamics add");
     }
     uc_rel = extent_ > 0 ? max_uc_ / extent_ : 0.0;
-    if (dynamics && frames > 1 && uc_rel < 1e-6)
-      warn(warnings_, prefix_ + "the complementary motion stays below 1e-6 of the mesh size (" +
-                          std::to_string(uc_rel) + "): the rig's motion leaves nothing for the dynamics to add");
+    // (Secondary motion too small to see, or a mesh held in place: Simulation::warnings.)
     if (uc_rel > 1.0)
       warn(warnings_, prefix_ + "the complementary motion reaches " + std::to_string(uc_rel) +
                           " times the mesh size: the material is too soft for this motion, or dt too large");

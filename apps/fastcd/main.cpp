@@ -3,10 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include "bench.hpp"
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/common/threads.hpp"
 #include "interrupt.hpp"
 #include "run.hpp"
@@ -56,6 +58,15 @@ int main(int argc, char** argv) {
     if (fastcd::cli::claim_interrupt_report())
       std::cerr << "fastcd: error: " << fastcd::cli::interrupted_message(sig, fastcd::cli::current_phase()) << "\n";
     return 128 + sig;
+  } catch (const std::bad_alloc&) {
+    // Memory the estimates before each large allocation did not foresee: still a sentence that
+    // says what ran out and what to do, never a bare "std::bad_alloc".
+    const std::string phase = fastcd::cli::current_phase();
+    std::cerr << "fastcd: error: ran out of memory" << (phase.empty() ? "" : " while " + phase) << " ("
+              << fastcd::memory_in_words(static_cast<double>(fastcd::available_memory_bytes()))
+              << " available now): use a coarser mesh (a lower --voxel-resolution for voxel tets), fewer handles or "
+                 "fewer frames, or free memory\n";
+    return 1;
   } catch (const std::exception& e) {
     // One line, whatever the message holds (a file name with a newline, a multi-line library
     // message): control characters become '?', as the readers' own messages do.

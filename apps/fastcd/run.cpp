@@ -515,11 +515,12 @@ int run_scene(const RunSettings& st) {
     writer.finish();
   }
   const SimulationStats& stats = sim.stats();
+  for (const std::string& w : sim.warnings()) warn(warnings, w);  // settings outside the method's range
   const double step_s = stats.step_seconds, max_rel = stats.max_residual;
   clock.next("writing rest.obj, animation.pc2");
   clock.split_last("simulation loop: solver steps", step_s);
   set_phase("writing the outputs");
-  bake.finish(so_sim.dynamics);
+  bake.finish();
   nlohmann::json gltf_info;
   if (scene.layout == "gltf" && frames > 0) {
     clock.next("glTF: <name>.glb, rest_space.pc2 / .mdd");
@@ -720,7 +721,7 @@ int run_characters(const RunSettings& st) {
   }
   clock.next("writing rest.obj, animation.pc2");
   set_phase("writing the outputs");
-  for (std::size_t k = 0; k < chars.size(); ++k) bakes[k]->finish(opts[k].dynamics);
+  for (std::size_t k = 0; k < chars.size(); ++k) bakes[k]->finish();
   std::vector<nlohmann::json> gltf_infos(chars.size());
   for (std::size_t k = 0; k < chars.size(); ++k)
     if (chars[k].scene.layout == "gltf" && !bakes[k]->displacements.empty()) {
@@ -784,6 +785,7 @@ int run_characters(const RunSettings& st) {
   for (std::size_t k = 0; k < chars.size(); ++k) {
     const Simulation& sim = aq[static_cast<Index>(k)];
     const SimulationStats& stats = sim.stats();
+    for (const std::string& w : sim.warnings()) warn(warnings, chars[k].name + ": " + w);
     const ComplementarityConstraint& cons = sim.constraint();
     max_rel = std::max(max_rel, stats.max_residual);
     nlohmann::json c = {

@@ -50,7 +50,7 @@ class FastcdSettings(bpy.types.PropertyGroup):
     modes: IntProperty(name="Modes", description="Fast solver: skinning eigenmodes", default=16, min=1, max=256)
     clusters: IntProperty(name="Clusters", description="Fast solver: rotation clusters", default=100, min=1,
                           max=10000)
-    iterations: IntProperty(name="Iterations", description="Local/global iterations per step", default=10, min=0,
+    iterations: IntProperty(name="Iterations", description="Local/global iterations per step", default=10, min=1,
                             max=100)
     gravity: BoolProperty(name="Gravity", description="9.81 m/s^2 along the world's -Z", default=False)
     dynamics: BoolProperty(name="Dynamics", description="Off: bake the rig alone (a check of the set-up)",

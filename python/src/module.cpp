@@ -4,14 +4,19 @@
 // with inputs already converted to contiguous float64 / int32 arrays.
 //
 // Errors: the library's std::invalid_argument becomes ValueError and std::runtime_error
-// becomes RuntimeError (pybind11's default translation), keeping the library's message.
+// becomes RuntimeError (pybind11's default translation), keeping the library's message; memory
+// that does not suffice (fastcd::MemoryLimitError, std::bad_alloc) becomes MemoryError.
 #include <pybind11/pybind11.h>
 
+#include <exception>
 #include <memory>
+#include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "fastcd/common/cancel.hpp"
+#include "fastcd/common/memory.hpp"
 #include "fastcd/common/progress.hpp"
 #include "fastcd/common/threads.hpp"
 
@@ -59,6 +64,20 @@ void bind_io(py::module_& m);
 
 PYBIND11_MODULE(_fastcd, m) {
   m.doc() = "fastcd C++ core (complementary dynamics). Use the `fastcd` package, not this module.";
+  // Memory: a refusal before the work (fastcd::MemoryLimitError, with its estimate and the fix)
+  // and any std::bad_alloc become MemoryError with a sentence, never a bare "std::bad_alloc".
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const fastcd::MemoryLimitError& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const std::bad_alloc&) {
+      const std::string what = "fastcd ran out of memory (" +
+                               fastcd::memory_in_words(static_cast<double>(fastcd::available_memory_bytes())) +
+                               " available now): use a coarser mesh or a rig with fewer handles, or free memory";
+      PyErr_SetString(PyExc_MemoryError, what.c_str());
+    }
+  });
   fastcd::python::bind_geometry(m);
   fastcd::python::bind_subspace(m);
   fastcd::python::bind_solvers(m);
