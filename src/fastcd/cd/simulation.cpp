@@ -118,7 +118,8 @@ PrecomputeBytes precompute_bytes(const Eigen::Ref<const MatrixXi>& T, Index n_ve
   // (measured on tet grids of 12k and 69k vertices; the same holds the estimate below 1.6x).
   b.mesh_full = b.mesh_fast = 1536.0 * E;
   if (full) {
-    const double entries = n_vertices >= 5000 ? adjacency_factor_entries(T, n_vertices) : 60.0 * n;
+    // (Below 20,000 vertices the factor holds a few hundred entries per vertex at most.)
+    const double entries = n_vertices >= 20000 ? adjacency_factor_entries(T, n_vertices) : 300.0 * n;
     // CHOLMOD's supernodal factor, then its simplicial copy; its ordering leaves about half the
     // entries AMD's does on 3D meshes.
     b.mesh_full += 20.0 * entries;
