@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build pkgconf ccache clang-format
-  libeigen3-dev libspectra-dev libsuitesparse-dev libopenblas-dev libtbb-dev
+  libeigen3-dev libspectra-dev libsuitesparse-dev libopenblas-dev libtbb-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libtinygltf-dev libnglib-dev
   libcairo2-dev libpng-dev fonts-dejavu-core ffmpeg
   libglfw3-dev libimgui-dev libegl-dev libgl-dev libstb-dev libegl-mesa0 libgl1-mesa-dri xdotool

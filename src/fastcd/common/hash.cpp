@@ -1,8 +1,10 @@
 #include "fastcd/common/hash.hpp"
 
-#include <algorithm>
+#include <openssl/evp.h>
+
 #include <cstdio>
-#include <cstring>
+#include <new>
+#include <stdexcept>
 
 namespace fastcd {
 
@@ -14,83 +16,43 @@ std::string Hash64::hex() const {
 
 namespace {
 
-constexpr std::uint32_t kRound[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+EVP_MD_CTX* context(void* ctx) { return static_cast<EVP_MD_CTX*>(ctx); }
 
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+// OpenSSL fails only when it cannot allocate or is broken: never a wrong digest, always an exception.
+void ensure(int ok, const char* what) {
+  if (ok != 1) throw std::runtime_error(std::string("SHA-256 (OpenSSL): ") + what + " failed");
+}
 
 }  // namespace
 
-void Sha256::compress(const unsigned char* block) {
-  std::uint32_t w[64];
-  for (int i = 0; i < 16; ++i)
-    w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
-           (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
-  for (int i = 16; i < 64; ++i) {
-    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-  for (int i = 0; i < 64; ++i) {
-    const std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
-    const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  h_[0] += a;
-  h_[1] += b;
-  h_[2] += c;
-  h_[3] += d;
-  h_[4] += e;
-  h_[5] += f;
-  h_[6] += g;
-  h_[7] += h;
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr) throw std::bad_alloc();
+  ensure(EVP_DigestInit_ex(context(ctx_), EVP_sha256(), nullptr), "initialising");
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(context(ctx_)); }
+
+Sha256::Sha256(const Sha256& other) : HashFeed(other), ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr) throw std::bad_alloc();
+  ensure(EVP_MD_CTX_copy_ex(context(ctx_), context(other.ctx_)), "copying");
+}
+
+Sha256& Sha256::operator=(const Sha256& other) {
+  if (this != &other) ensure(EVP_MD_CTX_copy_ex(context(ctx_), context(other.ctx_)), "copying");
+  return *this;
 }
 
 void Sha256::add(const void* data, std::size_t bytes) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  total_bytes_ += bytes;
-  if (pending_bytes_ > 0) {
-    const std::size_t take = std::min(bytes, pending_.size() - pending_bytes_);
-    std::memcpy(pending_.data() + pending_bytes_, p, take);
-    pending_bytes_ += take;
-    p += take;
-    bytes -= take;
-    if (pending_bytes_ < pending_.size()) return;
-    compress(pending_.data());
-    pending_bytes_ = 0;
-  }
-  for (; bytes >= 64; p += 64, bytes -= 64) compress(p);
-  std::memcpy(pending_.data(), p, bytes);
-  pending_bytes_ = bytes;
+  if (bytes > 0) ensure(EVP_DigestUpdate(context(ctx_), data, bytes), "hashing");
 }
 
 std::array<std::uint8_t, 32> Sha256::digest() const {
-  Sha256 s = *this;
-  const std::uint64_t bits = total_bytes_ * 8;
-  const unsigned char one = 0x80, zero = 0;
-  s.add(&one, 1);
-  while (s.pending_bytes_ != 56) s.add(&zero, 1);
-  unsigned char length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
-  s.add(length, sizeof length);
+  const Sha256 copy = *this;  // finishing ends a context: finish a copy, so this one goes on
   std::array<std::uint8_t, 32> out{};
-  for (int i = 0; i < 32; ++i)
-    out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(s.h_[i / 4] >> (24 - 8 * (i % 4)));
+  unsigned int length = 0;
+  ensure(EVP_DigestFinal_ex(context(copy.ctx_), out.data(), &length), "finishing");
+  if (length != out.size())
+    throw std::runtime_error("SHA-256 (OpenSSL): a digest of " + std::to_string(length) + " bytes");
   return out;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Hashes of bytes: Sha256 (FIPS 180-4), the full key and the payload checksum every cache file
+// Hashes of bytes: Sha256 (FIPS 180-4, computed by OpenSSL), the full key and the payload checksum every cache file
 // carries (io/cache_file), so a file renamed, copied or damaged is told apart from the entry it
 // claims to be; and Hash64, a 64-bit FNV-1a (fast, not cryptographic) for keys that stay in
 // memory.
@@ -61,22 +61,23 @@ class Hash64 : public detail::HashFeed<Hash64> {
   std::uint64_t h_ = 14695981039346656037ULL;  // the FNV-1a 64 offset basis
 };
 
-/// SHA-256 of everything added so far; digest() and hex() may be asked at any point (adding
-/// more afterwards continues the same message).
+/// SHA-256 of everything added so far (OpenSSL's libcrypto: its SHA-NI / AVX2 kernels, and a
+/// well-kept implementation of a function whose every bit matters); digest() and hex() may be
+/// asked at any point (adding more afterwards continues the same message). Copies continue
+/// independently.
 class Sha256 : public detail::HashFeed<Sha256> {
  public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256& other);
+  Sha256& operator=(const Sha256& other);
   using HashFeed::add;
   void add(const void* data, std::size_t bytes);
   std::array<std::uint8_t, 32> digest() const;
   std::string hex() const;  ///< 64 lower-case hex digits
 
  private:
-  void compress(const unsigned char* block);
-  std::array<std::uint32_t, 8> h_ = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::array<unsigned char, 64> pending_{};
-  std::size_t pending_bytes_ = 0;
-  std::uint64_t total_bytes_ = 0;
+  void* ctx_ = nullptr;  ///< OpenSSL's EVP_MD_CTX (kept out of this header)
 };
 
 }  // namespace fastcd
