@@ -200,7 +200,7 @@ class ObjPassThrough {
 
   /// Writes rest.obj (the input OBJ; without the material libraries that were left out), and
   /// the material libraries and texture maps that were kept, at the same relative places in
-  /// `stage`, each with at most its source's permission bits.
+  /// `stage`; each copy with at most its source's permission bits.
   void copy_inputs(const fs::path& stage) const {
     std::string rest;
     if (dropped_.empty()) {
@@ -209,6 +209,9 @@ class ObjPassThrough {
       for (const auto& line : doc_.lines) rest += line + '\n';
     }
     write_file_contents((stage / "rest.obj").string(), rest, "fastcd run");
+    fs::permissions(stage / "rest.obj",
+                    fs::status(stage / "rest.obj").permissions() & fs::status(scene_.output_obj).permissions(),
+                    fs::perm_options::replace);
     for (const Copy& c : copies_) {
       const fs::path dst = stage / c.relative;
       fs::create_directories(dst.parent_path());

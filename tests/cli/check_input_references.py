@@ -173,6 +173,11 @@ def obj_case(fastcd, sphere, work, secret_file):
     assert (out / "good.png").read_bytes() == PNG
     assert stat.S_IMODE((out / "good.png").stat().st_mode) & ~0o640 == 0, oct((out / "good.png").stat().st_mode)
     assert (out / "frame.mtl").exists()
+    # rest.obj, a copy of the input OBJ, is no more readable than the input.
+    obj.chmod(0o600)
+    out2 = work / "out-obj-private"
+    assert run(fastcd, folder / "sphere.json", "--out", out2, "--frames", 2, "--no-video").returncode == 0
+    assert stat.S_IMODE((out2 / "rest.obj").stat().st_mode) & ~0o600 == 0, oct((out2 / "rest.obj").stat().st_mode)
     first = (out / "obj" / "frame_00001.obj").read_text()
     assert first.startswith("mtllib ../mats/body.mtl ../frame.mtl\n"), first[:200]
     assert "# not a bake frame" not in first and first.count("\nv ") == 58
