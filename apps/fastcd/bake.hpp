@@ -240,14 +240,13 @@ class ObjPassThrough {
     const std::string obj_name = fs::path(scene_.output_obj).filename().string();
     std::set<std::string> kept_libs;
     for (const auto& lib : doc_.mtllibs) {
-      const std::string why = admit(dir, lib);
-      if (!why.empty()) {
-        dropped_.push_back("'" + obj_name + "': the material library '" + lib + "' " + why +
+      const InputReference ref = admit(dir, lib);
+      if (!ref.ok()) {
+        dropped_.push_back("'" + obj_name + "': the material library '" + lib + "' " + ref.problem +
                            "; it is not copied and the baked frames do not name it");
         continue;
       }
       kept_libs.insert(lib);
-      const InputReference ref = resolve_input_reference(dir, lib);
       Copy copy{fs::path(lib).lexically_normal(), std::string(), fs::status(ref.path).permissions()};
       // A texture map's file name is the last token of its statement (options come before it),
       // relative to the library's own folder.
@@ -267,14 +266,13 @@ class ObjPassThrough {
         while (map && tokens.next(tok)) last = tok;
         if (map && !last.empty()) {
           const std::string tex = (copy.relative.parent_path() / std::string(last)).string();
-          const std::string twhy = admit(dir, tex);
-          if (!twhy.empty()) {
-            dropped_.push_back("'" + lib + "': the texture '" + std::string(last) + "' " + twhy +
+          const InputReference t = admit(dir, tex);
+          if (!t.ok()) {
+            dropped_.push_back("'" + lib + "': the texture '" + std::string(last) + "' " + t.problem +
                                "; it is not copied and the copied library does not name it");
             continue;  // the statement is left out of the copy
           }
           if (planned_.insert(fs::path(tex).lexically_normal().string()).second) {
-            const InputReference t = resolve_input_reference(dir, tex);
             copies_.push_back(Copy{fs::path(tex).lexically_normal(), read_regular_file(t.path.string(), "fastcd run"),
                                    fs::status(t.path).permissions()});
           }
@@ -297,18 +295,21 @@ class ObjPassThrough {
     doc_.mtllibs.assign(kept_libs.begin(), kept_libs.end());
   }
 
-  // Empty when `reference` (relative to `dir`) may be copied to the same relative place in the
-  // output; otherwise why not, in words that follow the reference's name.
-  std::string admit(const fs::path& dir, const std::string& reference) const {
-    const InputReference ref = resolve_input_reference(dir, reference);
-    if (!ref.ok()) return ref.problem;
+  // `reference` (relative to `dir`) resolved by the rule, and refused too (`problem` set) when
+  // its copy at the same relative place would land outside the output or on the bake's own files.
+  InputReference admit(const fs::path& dir, const std::string& reference) const {
+    InputReference ref = resolve_input_reference(dir, reference);
+    if (!ref.ok()) return ref;
     const fs::path rel = fs::path(reference).lexically_normal();
-    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") return "points outside the input's folder";
+    if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") {
+      ref.problem = "points outside the input's folder";
+      return ref;
+    }
     const std::string top = rel.begin()->string();
     if (top == "obj" || top == "rest.obj" || top == "run.json" || top == "preview.mp4" || top == "animation.pc2" ||
         top.rfind(".fastcd", 0) == 0 || top.rfind("rest_space.", 0) == 0 || rel.extension() == ".glb")
-      return "would be copied onto the bake's own '" + rel.string() + "'";
-    return std::string();
+      ref.problem = "would be copied onto the bake's own '" + rel.string() + "'";
+    return ref;
   }
 
   std::vector<std::string> dropped_;
