@@ -1,5 +1,7 @@
-// `fastcd run`: complementary dynamics on a Complementary Dynamics release scene, baked to an
-// OBJ sequence, a PC2 point cache with its rest OBJ, a preview video and run.json.
+// `fastcd run`: complementary dynamics on a scene (a Complementary Dynamics release scene, a plain
+// surface with handles, a glTF character, or a file of several characters), baked by the
+// library's pipeline (bake/bake.hpp) to an OBJ sequence, a PC2 point cache with its rest OBJ, the
+// glTF outputs, run.json and a preview video (drawn here, with viz/).
 #include "run.hpp"
 
 #include <unistd.h>
@@ -15,14 +17,13 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
-#include "bake.hpp"
+#include "fastcd/bake/bake.hpp"
+#include "fastcd/bake/run_json.hpp"
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/fastcd.hpp"
-#include "fastcd/geometry/simplex.hpp"
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/parse_util.hpp"
 #include "fastcd/scene/gltf_scene.hpp"
@@ -36,6 +37,36 @@
 namespace fastcd::cli {
 
 namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+/// Wall time per phase of a run, in order (run.json "profile"; a table with --profile).
+class PhaseClock {
+ public:
+  /// Ends the running phase (if any) and starts `name`.
+  void next(const std::string& name) {
+    const auto now = Clock::now();
+    if (!current_.empty()) phases_.emplace_back(current_, std::chrono::duration<double>(now - start_).count());
+    current_ = name;
+    start_ = now;
+  }
+  /// Splits `part` seconds of the last finished phase into their own row (e.g. the solver steps
+  /// inside the simulation loop).
+  void split_last(const std::string& part, double seconds) {
+    if (phases_.empty()) return;
+    phases_.back().second -= seconds;
+    phases_.emplace_back(part, seconds);
+  }
+  const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
+
+ private:
+  std::string current_;
+  Clock::time_point start_;
+  std::vector<std::pair<std::string, double>> phases_;
+};
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 struct RunSettings {
   std::string scene, out, solver = "full";
@@ -238,7 +269,7 @@ class PreviewStream {
 
   /// Waits for the encoder (showing its progress when it is still behind) and returns run.json's
   /// "preview"; rethrows what failed in it.
-  nlohmann::json finish() {
+  PreviewInfo finish() {
     if (thread_.joinable()) {
       std::optional<Progress> bar;
       while (!failed_ && done_ < frames_) {
@@ -250,11 +281,7 @@ class PreviewStream {
       if (bar && !error_) bar->update(frames_);
     }
     if (error_) std::rethrow_exception(error_);
-    return {{"frames", frames_},
-            {"fps", rate_.fps},
-            {"stride", rate_.stride},
-            {"camera", camera_kind()},
-            {"encoded_during_simulation", true}};
+    return PreviewInfo{frames_, rate_.fps, rate_.stride, camera_kind(), true};
   }
   const char* camera_kind() const { return track_.follows ? "follow" : "fixed"; }
 
@@ -275,10 +302,10 @@ class PreviewStream {
 /// preview.mp4 beside the bake, after the simulation: the rig and rig + complementary dynamics
 /// side by side (2D mesh panels, or 3D surfaces with a camera that follows a travelling
 /// subject), sampled as PreviewRate says. Returns run.json's "preview" (frames, fps, stride);
-/// empty in a build without the renderer.
-nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<MatrixXd> rig_frames,
-                             std::vector<MatrixXd> cd_frames, const MatrixXi& F, const std::string& title,
-                             const std::string& solver, double dt) {
+/// none in a build without the renderer.
+std::optional<PreviewInfo> write_preview(const std::string& mp4, Index dim, std::vector<MatrixXd> rig_frames,
+                                         std::vector<MatrixXd> cd_frames, const MatrixXi& F, const std::string& title,
+                                         const std::string& solver, double dt) {
 #if FASTCD_HAVE_VIZ
   const PreviewRate r(dt);
   const int stride = r.stride, fps = r.fps;
@@ -297,7 +324,7 @@ nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<Matr
     if (!vbar) vbar.emplace("preview.mp4", total);
     vbar->update(done);
   };
-  nlohmann::json info = {{"frames", cd_frames.size()}, {"fps", fps}, {"stride", stride}};
+  PreviewInfo info{static_cast<int>(cd_frames.size()), fps, stride, "", false};
   if (dim == 2) {
     AnimationOptions vo;
     vo.suptitle = title + ": rig vs rig + complementary dynamics";
@@ -312,7 +339,7 @@ nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<Matr
     vo.suptitle = title + kPreviewTitle;
     vo.fps = fps;
     const CameraTrack track = track_camera(stacked(rig_frames, cd_frames), fps);
-    info["camera"] = track.follows ? "follow" : "fixed";
+    info.camera = track.follows ? "follow" : "fixed";
     write_surface_animation(mp4, preview_panels(std::move(rig_frames), std::move(cd_frames), F, solver), track.cameras,
                             vo, progress);
   }
@@ -320,7 +347,7 @@ nlohmann::json write_preview(const std::string& mp4, Index dim, std::vector<Matr
 #else
   (void)mp4, (void)dim, (void)rig_frames, (void)cd_frames, (void)F, (void)title, (void)solver, (void)dt;
   std::fprintf(stdout, "note: this build has no renderer (FASTCD_BUILD_VIZ=OFF); preview.mp4 skipped\n");
-  return {};
+  return std::nullopt;
 #endif
 }
 
@@ -335,14 +362,19 @@ const char* kind_name(HandleKind k) {
   return k == HandleKind::Bones ? "bones" : k == HandleKind::Cage ? "cage vertices" : "point handles";
 }
 
-/// A glTF scene's own outputs beside its bake in `dir`: <name>.glb and the rest-space caches of
-/// every mesh node. Returns run.json's "gltf".
-nlohmann::json bake_gltf(const Scene& scene, const RunSettings& st, const std::vector<MatrixXd>& U, const fs::path& dir,
-                         std::vector<std::string>& warnings, const std::string& prefix) {
-  GltfBakeOptions go;
-  if (!st.glb_encoding.empty()) go.encoding = st.glb_encoding;
-  if (st.pca_tolerance > 0) go.pca_tolerance = st.pca_tolerance;
-  const GltfOutputs g = write_gltf_outputs(scene, st.clip, U, dir.string(), go);
+/// Prints the bake's warnings not printed yet, one "warning: ..." line each on stderr.
+class WarningLines {
+ public:
+  void print(const std::vector<std::string>& warnings) {
+    for (; printed_ < warnings.size(); ++printed_) std::fprintf(stderr, "warning: %s\n", warnings[printed_].c_str());
+  }
+
+ private:
+  std::size_t printed_ = 0;
+};
+
+/// The glTF outputs' line: what <name>.glb holds and the rest-space caches beside it.
+void print_gltf_outputs(const Scene& scene, const GltfOutputs& g) {
   const GltfBakeReport& r = g.report;
   std::string caches;
   for (const GltfCache& k : g.caches)
@@ -352,54 +384,6 @@ nlohmann::json bake_gltf(const Scene& scene, const RunSettings& st, const std::v
                "%s: Mesh Cache above the Armature modifier in Blender\n",
                scene.name.c_str(), r.frames, r.targets, r.encoding.c_str(), static_cast<double>(r.bytes) / 1e6,
                r.max_error_relative, caches.c_str());
-  if (r.encoding == "pca" && r.max_error_relative > go.pca_tolerance)
-    warn(warnings, prefix + "the PCA encoding reaches " + std::to_string(r.max_error_relative) + " of the size with " +
-                       std::to_string(r.targets) + " targets, above --pca-tolerance " +
-                       std::to_string(go.pca_tolerance) + ": use --glb-encoding frames for an exact bake");
-  nlohmann::json gltf_info = {{"glb", fs::path(g.glb).filename().string()},
-                              {"clip", g.clip},
-                              {"clip_index", g.clip_index},
-                              {"encoding", r.encoding},
-                              {"frames", r.frames},
-                              {"targets", r.targets},
-                              {"bytes", r.bytes},
-                              {"encoding_error_relative", r.max_error_relative},
-                              {"worst_blend_condition", g.worst_condition},
-                              {"rest_space_pc2", fs::path(g.pc2).filename().string()},
-                              {"rest_space_mdd", fs::path(g.mdd).filename().string()},
-                              {"ym_pa", scene.ym * scene.metres_per_normalised_unit * scene.metres_per_normalised_unit},
-                              {"metres_per_normalised_unit", scene.metres_per_normalised_unit},
-                              {"gravity_m_per_s2", st.gravity}};
-  nlohmann::json caches_json = nlohmann::json::array();
-  for (const GltfCache& k : g.caches)
-    caches_json.push_back({{"node", k.node},
-                           {"name", k.node_name},
-                           {"bind_offset", k.bind_offset},
-                           {"first_vertex", k.first_vertex},
-                           {"targets", r.mesh_targets[static_cast<std::size_t>(k.skinned_mesh)]},
-                           {"vertices", k.vertices},
-                           {"pc2", fs::path(k.pc2).filename().string()},
-                           {"mdd", fs::path(k.mdd).filename().string()}});
-  gltf_info["caches"] = caches_json;
-  gltf_info["render_vertices"] = scene.render_V.rows();
-  gltf_info["mesh_targets"] = r.mesh_targets;
-  return gltf_info;
-}
-
-/// The glTF outputs of a character written once, with no motion, into a scratch folder of the
-/// stage before anything is simulated: whatever write_gltf_outputs refuses (a mesh instanced by
-/// two nodes, morph targets already there) or cannot write fails now, not after the whole bake.
-void check_gltf_outputs(const Scene& scene, const RunSettings& st, const fs::path& stage, const std::string& prefix) {
-  const fs::path dir = stage / ".gltf-check";
-  fs::create_directories(dir);
-  try {
-    (void)write_gltf_outputs(scene, st.clip, {MatrixXd::Zero(scene.render_V.rows(), 3)}, dir.string());
-  } catch (const Cancelled&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw std::runtime_error(prefix + "nothing was simulated: the glTF outputs cannot be written (" + e.what() + ")");
-  }
-  fs::remove_all(dir);
 }
 
 /// The output folder of a run, locked and checked before the scene is loaded (runs/<scene> by
@@ -408,432 +392,248 @@ std::string output_folder_name(const RunSettings& st) {
   return st.out.empty() ? "runs/" + fs::path(st.scene).stem().string() : st.out;
 }
 
-int run_scene(const RunSettings& st) {
-  if (st.precision == "mixed" && st.solver != "fast")
+/// The preview of a run of several characters: one mesh per frame, every character in file
+/// units at its offset.
+std::optional<PreviewInfo> write_characters_preview(Bake& bake, const fs::path& stage, const std::string& stem,
+                                                    const std::string& solver) {
+  const int frames = bake.frames();
+  const Index dim = bake.character(0).scene.dim;
+  MatrixXi F;
+  std::vector<MatrixXd> rig_all(static_cast<std::size_t>(frames)), cd_all(static_cast<std::size_t>(frames));
+  Index rows = 0;
+  std::vector<MatrixXi> faces;
+  for (Index k = 0; k < bake.size(); ++k) {
+    const MatrixXi& Fk = dim == 2 ? bake.character(k).scene.T : bake.writer(k).surface().F;
+    faces.push_back(Fk.array() + static_cast<int>(rows));
+    rows += bake.writer(k).cd_frames[0].rows();
+  }
+  Index frows = 0;
+  for (const MatrixXi& Fk : faces) frows += Fk.rows();
+  F.resize(frows, faces[0].cols());
+  frows = 0;
+  for (const MatrixXi& Fk : faces) {
+    F.middleRows(frows, Fk.rows()) = Fk;
+    frows += Fk.rows();
+  }
+  for (int f = 0; f < frames; ++f) {
+    MatrixXd R(rows, dim), C(rows, dim);
+    Index r = 0;
+    for (Index k = 0; k < bake.size(); ++k) {
+      const CharacterSpec& c = bake.character(k);
+      const Scene& sc = c.scene;
+      const Eigen::RowVectorXd shift = sc.center.transpose() + c.offset.transpose();
+      const MatrixXd& Xr = bake.writer(k).rig_frames[static_cast<std::size_t>(f)];
+      const MatrixXd& Xc = bake.writer(k).cd_frames[static_cast<std::size_t>(f)];
+      R.middleRows(r, Xr.rows()) = (Xr * sc.scale).rowwise() + shift;
+      C.middleRows(r, Xc.rows()) = (Xc * sc.scale).rowwise() + shift;
+      r += Xr.rows();
+    }
+    rig_all[static_cast<std::size_t>(f)] = std::move(R);
+    cd_all[static_cast<std::size_t>(f)] = std::move(C);
+  }
+  for (Index k = 0; k < bake.size(); ++k) bake.writer(k).rig_frames.clear(), bake.writer(k).cd_frames.clear();
+  return write_preview((stage / "preview.mp4").string(), dim, std::move(rig_all), std::move(cd_all), F, stem, solver,
+                       bake.character(0).scene.dt);
+}
+
+/// `fastcd run`: one scene (a scene JSON, a plain surface, a glTF character: a one-character
+/// run baked into the output folder itself) or a characters file (every character in one
+/// Ensemble, stepped in parallel, each baked into <out>/<name>/, one combined preview), through
+/// the library's bake pipeline (bake/bake.hpp); this verb loads, reports and draws the preview.
+int run(const RunSettings& st) {
+  const bool several = !is_gltf_file(st.scene) && !is_surface_file(st.scene) && is_characters_file(st.scene);
+  if (several && (st.gltf_option_given() || st.physical_option_given() || st.surface_option_given()))
+    throw std::invalid_argument(
+        "a characters file takes its settings from each character's scene: --clip, --scale, --ym, --pr, --rho, "
+        "--dt, --handles, --anim, --weights, --glb-encoding and --pca-tolerance do not apply");
+  if (!several && st.precision == "mixed" && st.solver != "fast")
     throw std::invalid_argument(
         "--precision mixed is a fast-solver setting (the full solver runs in double): add "
         "--solver fast");
   const auto t_all = Clock::now();
   PhaseClock clock;
   const StageLines stage_lines;
-  clock.next("loading (scene, weights, poses, embedding)");
+  WarningLines warning_lines;
+  clock.next(several ? "loading (scenes, weights, poses, embedding)" : "loading (scene, weights, poses, embedding)");
   set_phase("loading the scene");
   // Every check of the output folder that needs no scene happens before loading it.
   OutputFolder folder(output_folder_name(st), {fs::absolute(st.scene).lexically_normal().string()}, st.force);
   std::fprintf(stdout, "loading %s\n", st.scene.c_str());
   std::fflush(stdout);
-  const Scene scene = load_input(st);
+  std::vector<CharacterSpec> chars;
+  if (several)
+    chars = load_characters(st.scene, scene_options(st));
+  else
+    chars.push_back(single_character(load_input(st), st.scene));
   check_interrupt("loading the scene");
   clock.next("setup (output folder, options)");
-  const Rig& rig = *scene.rig;
-  std::vector<std::string> warnings;
-  for (const auto& w : scene.warnings) warn(warnings, w);
-  const Index dim = scene.dim, n = scene.X.rows();
-  const int frames = st.frames > 0 ? std::min<int>(st.frames, static_cast<int>(scene.poses.size()))
-                                   : static_cast<int>(scene.poses.size());
-  folder.start(scene.input_files);
+  std::vector<std::string> inputs;
+  if (several) inputs.push_back(fs::absolute(st.scene).lexically_normal().string());
+  for (const CharacterSpec& c : chars)
+    inputs.insert(inputs.end(), c.scene.input_files.begin(), c.scene.input_files.end());
+  folder.start(inputs);
   const fs::path stage = folder.stage();
-  fs::create_directories(stage / "obj");
-  if (scene.layout == "gltf" && frames > 0) check_gltf_outputs(scene, st, stage, "");
 
-  std::fprintf(stdout, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
-               scene.name.c_str(), long(dim), long(n), long(scene.T.rows()), long(scene.handles), kind_name(scene.kind),
-               rig.name().c_str(), frames, st.solver.c_str());
-  if (scene.fixed.size() > 0)
-    std::fprintf(stdout, "fixed region: %ld vertices held on the rig\n", long(scene.fixed.size()));
-  SceneRunSettings run;
-  run.solver = solver_kind(st.solver);
-  run.iterations = st.iterations;
-  run.modes = st.modes;
-  run.clusters = st.clusters;
-  run.precision = precision_from_name(st.precision);
-  run.leak = st.leak;
-  run.gravity = st.gravity;  // m/s^2 when the scene is in physical units (scene_simulation_options converts)
-  if (scene.metres_per_normalised_unit > 0 && st.gravity != 0)
-    std::fprintf(stdout, "gravity %g m/s^2 along the file's -Y\n", st.gravity);
-  run.dynamics = st.dynamics;
-  const SimulationOptions so_sim = scene_simulation_options(scene, run);
-  const CDOptions& o = so_sim.cd;
+  BakeSettings bs;
+  bs.run.solver = solver_kind(st.solver);
+  bs.run.iterations = st.iterations;
+  bs.run.modes = st.modes;
+  bs.run.clusters = st.clusters;
+  bs.run.precision = precision_from_name(st.precision);
+  bs.run.leak = st.leak;
+  bs.run.gravity = st.gravity;  // m/s^2 when a scene is in physical units (scene_simulation_options converts)
+  bs.run.dynamics = st.dynamics;
+  bs.frames = st.frames;
+  bs.cache_dir = cache_dir(st);
+  bs.clip = st.clip;
+  if (!st.glb_encoding.empty()) bs.gltf.encoding = st.glb_encoding;
+  if (st.pca_tolerance > 0) bs.gltf.pca_tolerance = st.pca_tolerance;
+  bs.keep_preview_frames = st.video;
+  Bake bake(std::move(chars), bs, stage, !several);
+  warning_lines.print(bake.warnings());
+  const int frames = bake.frames();
+  const Index dim = bake.character(0).scene.dim;
+  const std::string stem = several ? fs::path(st.scene).stem().string() : bake.character(0).scene.name;
+  if (several) {
+    Index verts = 0, elems = 0;
+    for (Index k = 0; k < bake.size(); ++k) {
+      const CharacterSpec& c = bake.character(k);
+      verts += c.scene.X.rows();
+      elems += c.scene.T.rows();
+      std::fprintf(stdout, "  %s: %ld vertices, %ld elements, %ld %s, rig %s, %zu animation frames, solver %s\n",
+                   c.name.c_str(), long(c.scene.X.rows()), long(c.scene.T.rows()), long(c.scene.handles),
+                   kind_name(c.scene.kind), c.scene.rig->name().c_str(), c.scene.poses.size(),
+                   (c.solver.empty() ? st.solver : c.solver).c_str());
+    }
+    std::fprintf(stdout, "%s: %ld characters, %ldD, %ld vertices, %ld elements, %d frames\n", stem.c_str(),
+                 long(bake.size()), long(dim), long(verts), long(elems), frames);
+  } else {
+    const Scene& scene = bake.character(0).scene;
+    std::fprintf(stdout, "%s: %ldD, %ld vertices, %ld elements, %ld %s, rig %s, %d frames, solver %s\n",
+                 scene.name.c_str(), long(dim), long(scene.X.rows()), long(scene.T.rows()), long(scene.handles),
+                 kind_name(scene.kind), scene.rig->name().c_str(), frames, st.solver.c_str());
+    if (scene.fixed.size() > 0)
+      std::fprintf(stdout, "fixed region: %ld vertices held on the rig\n", long(scene.fixed.size()));
+    if (scene.metres_per_normalised_unit > 0 && st.gravity != 0)
+      std::fprintf(stdout, "gravity %g m/s^2 along the file's -Y\n", st.gravity);
+  }
+
   clock.next("precompute");
   set_phase("precomputing");
-  std::fprintf(stdout, "precomputing (%s solver)\n", st.solver.c_str());
+  if (several)
+    std::fprintf(stdout, "precomputing %ld characters (in parallel)\n", long(bake.size()));
+  else
+    std::fprintf(stdout, "precomputing (%s solver)\n", st.solver.c_str());
   std::fflush(stdout);
-  bool pre_cached = false;
-  std::vector<std::string> cache_warnings;  // the precompute cache's, each once (the tets' may have said it)
-  Simulation sim = make_simulation(scene, so_sim, cache_dir(st), &pre_cached, &cache_warnings);
-  for (const std::string& w : cache_warnings)
-    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warn(warnings, w);
+  bake.precompute();
   check_interrupt("precomputing");
-  const double pre_s = sim.precompute_seconds();
-  if (pre_cached)
-    std::fprintf(stdout, "  leak field, modes and clusters from the cache %s (%.3f s)\n", cache_dir(st).c_str(), pre_s);
-  const ComplementarityConstraint& cons = sim.constraint();
-  const Index constraint_rank = cons.rank, rig_rank = cons.rig_rank;
-  const std::string leak_used = to_string(sim.leak_field_used());
-  const double structural = sim.fast() ? sim.fast()->structural_residual() : 0.0;
-  std::fprintf(stdout, "constraint: rank %ld of the rig's %ld directions (%ld parameters), leak field %s\n",
-               long(constraint_rank), long(rig_rank), long(rig.num_params()), leak_used.c_str());
-  if (so_sim.dynamics && rig_rank >= 0 && constraint_rank < rig_rank)
-    warn(warnings, "the complementarity constraint holds " + std::to_string(constraint_rank) + " of the rig's " +
-                       std::to_string(rig_rank) +
-                       " directions: the dynamics may add motion the rig can make (leak field " + leak_used + ")");
+  if (!several) {
+    const Simulation& sim = bake.simulation(0);
+    if (bake.precompute_from_cache(0))
+      std::fprintf(stdout, "  leak field, modes and clusters from the cache %s (%.3f s)\n", bs.cache_dir.c_str(),
+                   sim.precompute_seconds());
+    const ComplementarityConstraint& cons = sim.constraint();
+    std::fprintf(stdout, "constraint: rank %ld of the rig's %ld directions (%ld parameters), leak field %s\n",
+                 long(cons.rank), long(cons.rig_rank), long(sim.rig().num_params()),
+                 to_string(sim.leak_field_used()).c_str());
+  }
+  warning_lines.print(bake.warnings());
 
-  clock.next("setup (output surface, OBJ pass-through)");
-  if (scene.render_E.rows() > 0)
-    std::fprintf(stdout,
-                 "render mesh: %ld vertices, %ld triangles, embedded in the tets (farthest vertex %.2g outside)\n",
-                 long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.scale);
-  CharacterBake bake(scene, stage, warnings, "");
+  clock.next("setup (output surfaces, OBJ pass-through)");
+  bake.open_writers();
+  warning_lines.print(bake.warnings());
+  if (!several) {
+    const Scene& scene = bake.character(0).scene;
+    if (scene.render_E.rows() > 0)
+      std::fprintf(stdout,
+                   "render mesh: %ld vertices, %ld triangles, embedded in the tets (farthest vertex %.2g outside)\n",
+                   long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.scale);
+  }
 #if FASTCD_HAVE_VIZ
-  // A 3D preview is rendered and encoded while the simulation runs (its camera comes from the
-  // rig-only frames, known now); a 2D one after it (its axes fit every simulated frame).
+  // A single 3D scene's preview is rendered and encoded while the simulation runs (its camera
+  // comes from the rig-only frames, known now); a 2D one, or several characters', after it.
   std::optional<PreviewStream> stream;
-  if (st.video && dim == 3 && frames > 0) {
+  if (!several && st.video && dim == 3 && frames > 0) {
     clock.next("setup (preview: rig frames, camera)");
-    const PreviewRate rate(o.dt);
+    const Scene& scene = bake.character(0).scene;
+    const PreviewRate rate(scene.dt);
     std::vector<MatrixXd> rig_surface;
     for (int f = 0; f < frames; f += rate.stride)
-      rig_surface.push_back(bake.surface().E * unflatten(rig.positions(scene.poses[static_cast<std::size_t>(f)]), dim));
+      rig_surface.push_back(bake.writer(0).surface().E *
+                            unflatten(scene.rig->positions(scene.poses[static_cast<std::size_t>(f)]), dim));
     std::fprintf(stdout, "%s, encoded while simulating\n", rate.says(static_cast<int>(rig_surface.size())).c_str());
-    stream.emplace((stage / "preview.mp4").string(), std::move(rig_surface), bake.surface().F, scene.name, st.solver,
-                   rate);
+    stream.emplace((stage / "preview.mp4").string(), std::move(rig_surface), bake.writer(0).surface().F, scene.name,
+                   st.solver, rate);
   }
 #endif
-  clock.next("simulation loop: monitor, frame outputs (OBJ, checks)");
+  clock.next(several ? "simulation loop (characters in parallel), frame outputs"
+                     : "simulation loop: monitor, frame outputs (OBJ, checks)");
   set_phase("simulating");
-  Progress bar("simulating", frames);
   {
-    BackgroundWriter writer;
-    for (int f = 0; f < frames; ++f) {
-      sim.advance(scene.poses[static_cast<std::size_t>(f)]);
-      bake.record(f, sim, writer);
+    Progress bar("simulating", frames);
+    bake.simulate([&](int f) {
 #if FASTCD_HAVE_VIZ
-      if (stream) stream->offer(f, bake.cd_frames.back());
+      if (stream) stream->offer(f, bake.writer(0).cd_frames.back());
 #endif
       bar.update(f + 1);
-    }
-    writer.finish();
+    });
   }
-  const SimulationStats& stats = sim.stats();
-  for (const std::string& w : sim.warnings()) warn(warnings, w);  // settings outside the method's range
-  const double step_s = stats.step_seconds, max_rel = stats.max_residual;
-  clock.next("writing rest.obj, animation.pc2");
-  clock.split_last("simulation loop: solver steps", step_s);
+  clock.next("writing rest.obj, animation.pc2, glTF outputs");
+  if (!several) clock.split_last("simulation loop: solver steps", bake.simulation(0).stats().step_seconds);
   set_phase("writing the outputs");
   bake.finish();
-  nlohmann::json gltf_info;
-  if (scene.layout == "gltf" && frames > 0) {
-    clock.next("glTF: <name>.glb, rest_space.pc2 / .mdd");
-    set_phase("writing the glTF outputs");
-    gltf_info = bake_gltf(scene, st, bake.displacements, stage, warnings, "");
-  }
-  std::vector<MatrixXd>& rig_frames = bake.rig_frames;
-  std::vector<MatrixXd>& cd_frames = bake.cd_frames;
-  nlohmann::json preview_info;  ///< run.json "preview": frames, fps, stride
+  for (Index k = 0; k < bake.size(); ++k)
+    if (bake.gltf_outputs(k)) print_gltf_outputs(bake.character(k).scene, *bake.gltf_outputs(k));
+  warning_lines.print(bake.warnings());
 
+  std::optional<PreviewInfo> preview;
 #if FASTCD_HAVE_VIZ
   if (stream) {
     clock.next("preview.mp4 (the rest of render, encode)");
     set_phase("preview.mp4");
-    preview_info = stream->finish();
+    preview = stream->finish();
     stream.reset();
   }
 #endif
-  if (st.video && preview_info.empty()) {
+  if (st.video && !preview) {
     clock.next("preview.mp4 (render, encode)");
     set_phase("preview.mp4");
-    preview_info = write_preview((stage / "preview.mp4").string(), dim, std::move(rig_frames), std::move(cd_frames),
-                                 dim == 2 ? scene.T : bake.surface().F, scene.name, st.solver, o.dt);
+    if (several) {
+      preview = write_characters_preview(bake, stage, stem, st.solver);
+    } else {
+      const Scene& scene = bake.character(0).scene;
+      FrameWriter& w = bake.writer(0);
+      preview = write_preview((stage / "preview.mp4").string(), dim, std::move(w.rig_frames), std::move(w.cd_frames),
+                              dim == 2 ? scene.T : w.surface().F, scene.name, st.solver, scene.dt);
+    }
   }
 
   clock.next("run.json");
   set_phase("writing run.json");
-  nlohmann::json report;
-  report["scene"] = st.scene;
-  report["layout"] = scene.layout;
-  report["solver"] = st.solver;
-  report["dim"] = dim;
-  report["vertices"] = n;
-  report["elements"] = scene.T.rows();
-  report["handles"] = scene.handles;
-  report["fixed_vertices"] = scene.fixed.size();
-  report["rig"] = {{"name", rig.name()}, {"linear", rig.is_linear()}, {"parameters", rig.num_params()}};
-  report["frames"] = frames;
-  if (scene.frames_declared >= 0) report["frames_declared"] = scene.frames_declared;
-  report["settings"] = {{"dt", o.dt},
-                        {"ym", o.ym},
-                        {"pr", o.pr},
-                        {"rho", o.rho},
-                        {"iterations", o.iterations},
-                        {"leak", st.leak},
-                        {"gravity", st.gravity},
-                        {"model_requested", scene.model},
-                        {"model_simulated", "arap"},
-                        {"dynamics", so_sim.dynamics}};
-  if (sim.fast())
-    report["settings"].update(
-        {{"modes", o.modes}, {"clusters", o.clusters}, {"precision", std::string(precision_name(o.precision))}});
-  report["timings"] = {{"precompute_s", pre_s},
-                       {"precompute_from_cache", pre_cached},
-                       {"ms_per_step", frames ? 1e3 * step_s / frames : 0.0},
-                       {"total_s", since(t_all)}};
-  report["constraint_rank"] = constraint_rank;
-  report["rig_rank"] = rig_rank;
-  report["leak_field"] = leak_used;
-  report["max_constraint_residual_relative"] = max_rel;
-  if (sim.fast()) report["structural_residual_relative"] = structural;
-  report["complementary_kinetic_energy"] = {{"max", stats.max_kinetic_energy}, {"mean", stats.mean_kinetic_energy()}};
-  report["complementary_motion_max_relative"] = bake.uc_rel;
-  report["inverted_elements"] = bake.inverted_json();
-  report["warnings"] = warnings;
-  if (!preview_info.empty()) report["preview"] = preview_info;
-  if (!gltf_info.empty()) report["gltf"] = gltf_info;
+  RunJsonExtras extras;
+  extras.input = st.scene;
+  extras.preview = preview;
   clock.next("");
-  nlohmann::json profile = nlohmann::json::array();
-  for (const auto& [phase, s] : clock.phases()) profile.push_back({{"phase", phase}, {"seconds", s}});
-  report["profile"] = profile;
-  write_file_contents((stage / "run.json").string(), report.dump(2) + "\n", "fastcd run");
+  extras.profile = clock.phases();
+  extras.total_seconds = since(t_all);
+  write_run_json(stage / "run.json", bake, extras);
   if (st.profile) print_profile(clock, since(t_all));
-
   check_interrupt("writing the outputs");
   folder.commit();
-  std::printf(
-      "%s: %d frames, precompute %.3f s, %.3f ms/step, max residual %.1e, constraint rank %ld/%ld, "
-      "inverted frames %ld -> %s\n",
-      scene.name.c_str(), frames, pre_s, frames ? 1e3 * step_s / frames : 0.0, max_rel, long(constraint_rank),
-      long(rig_rank), long(bake.frames_inverted), folder.target().string().c_str());
-  return 0;
-}
-
-/// `fastcd run` on a characters file: every character simulated in one Ensemble (stepped in
-/// parallel), each baked into <out>/<name>/ as a single scene would be, one combined preview
-/// (each character at its offset) and one run.json.
-int run_characters(const RunSettings& st) {
-  const auto t_all = Clock::now();
-  PhaseClock clock;
-  const StageLines stage_lines;
-  clock.next("loading (scenes, weights, poses, embedding)");
-  set_phase("loading the scene");
-  if (st.gltf_option_given() || st.physical_option_given() || st.surface_option_given())
-    throw std::invalid_argument(
-        "a characters file takes its settings from each character's scene: --clip, --scale, --ym, --pr, --rho, "
-        "--dt, --handles, --anim, --weights, --glb-encoding and --pca-tolerance do not apply");
-  const std::string stem = fs::path(st.scene).stem().string();
-  OutputFolder folder(output_folder_name(st), {fs::absolute(st.scene).lexically_normal().string()}, st.force);
-  std::fprintf(stdout, "loading %s\n", st.scene.c_str());
-  std::fflush(stdout);
-  std::vector<CharacterSpec> chars = load_characters(st.scene, scene_options(st));
-  check_interrupt("loading the scene");
-  clock.next("setup (output folder, options)");
-  std::vector<std::string> warnings, inputs = {fs::absolute(st.scene).lexically_normal().string()};
-  int frames = 0;
-  for (const CharacterSpec& c : chars) {
-    for (const auto& w : c.scene.warnings) warn(warnings, c.name + ": " + w);
-    inputs.insert(inputs.end(), c.scene.input_files.begin(), c.scene.input_files.end());
-    frames = std::max(frames, static_cast<int>(c.scene.poses.size()) - c.frame_offset);
-  }
-  frames = std::max(frames, 1);
-  if (st.frames > 0) frames = std::min(frames, st.frames);
-  folder.start(inputs);
-  const fs::path stage = folder.stage();
-  for (const CharacterSpec& c : chars)
-    if (c.scene.layout == "gltf" && c.frame_offset == 0) check_gltf_outputs(c.scene, st, stage / c.name, c.name + ": ");
-  const Index dim = chars[0].scene.dim;
-  Index verts = 0, elems = 0;
-  for (const CharacterSpec& c : chars) {
-    verts += c.scene.X.rows();
-    elems += c.scene.T.rows();
-    std::fprintf(stdout, "  %s: %ld vertices, %ld elements, %ld %s, rig %s, %zu animation frames, solver %s\n",
-                 c.name.c_str(), long(c.scene.X.rows()), long(c.scene.T.rows()), long(c.scene.handles),
-                 kind_name(c.scene.kind), c.scene.rig->name().c_str(), c.scene.poses.size(),
-                 (c.solver.empty() ? st.solver : c.solver).c_str());
-  }
-  std::fprintf(stdout, "%s: %zu characters, %ldD, %ld vertices, %ld elements, %d frames\n", stem.c_str(), chars.size(),
-               long(dim), long(verts), long(elems), frames);
-
-  clock.next("precompute");
-  set_phase("precomputing");
-  std::fprintf(stdout, "precomputing %zu characters (in parallel)\n", chars.size());
-  std::fflush(stdout);
-  std::vector<SimulationOptions> opts;
-  for (const CharacterSpec& c : chars) {
-    SceneRunSettings run;
-    run.solver = solver_kind(c.solver.empty() ? st.solver : c.solver);
-    run.iterations = st.iterations;
-    run.modes = st.modes;
-    run.clusters = std::min<int>(st.clusters, static_cast<int>(c.scene.T.rows()));
-    run.precision = precision_from_name(st.precision);
-    run.leak = st.leak;
-    run.gravity = st.gravity;
-    run.dynamics = st.dynamics;
-    opts.push_back(scene_simulation_options(c.scene, run));
-  }
-  std::vector<std::optional<Simulation>> built(chars.size());
-  std::vector<std::exception_ptr> errors(chars.size());
-  std::vector<std::vector<std::string>> cache_warnings(chars.size());
-  parallel_for(static_cast<Index>(chars.size()), 1, [&](Index b, Index e) {
-    for (Index i = b; i < e; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      try {
-        built[k].emplace(make_simulation(chars[k].scene, opts[k], cache_dir(st), nullptr, &cache_warnings[k]));
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    }
-  });
-  for (std::size_t k = 0; k < chars.size(); ++k) {
-    if (!errors[k]) continue;
-    try {
-      std::rethrow_exception(errors[k]);
-    } catch (const Cancelled&) {
-      throw;
-    } catch (const std::exception& ex) {
-      throw std::runtime_error("character " + std::to_string(k) + " (" + chars[k].name + "): " + ex.what());
-    }
-  }
-  for (const auto& list : cache_warnings)
-    for (const std::string& w : list)
-      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warn(warnings, w);
-  check_interrupt("precomputing");
-  Ensemble aq;
-  for (std::size_t k = 0; k < chars.size(); ++k) aq.add(chars[k].name, std::move(*built[k]));
-
-  clock.next("setup (output surfaces, OBJ pass-through)");
-  std::vector<std::unique_ptr<CharacterBake>> bakes;
-  for (const CharacterSpec& c : chars)
-    bakes.push_back(std::make_unique<CharacterBake>(c.scene, stage / c.name, warnings, c.name + ": "));
-  clock.next("simulation loop (characters in parallel), frame outputs");
-  set_phase("simulating");
-  Progress bar("simulating", frames);
-  {
-    BackgroundWriter writer;
-    std::vector<VectorXd> poses(chars.size());
-    for (int f = 0; f < frames; ++f) {
-      for (std::size_t k = 0; k < chars.size(); ++k) {
-        const auto& clip = chars[k].scene.poses;  // after its last frame, a character holds its last pose
-        poses[k] = clip[std::min(clip.size() - 1, static_cast<std::size_t>(f + chars[k].frame_offset))];
-      }
-      aq.advance(poses);
-      for (std::size_t k = 0; k < chars.size(); ++k) bakes[k]->record(f, aq[static_cast<Index>(k)], writer);
-      bar.update(f + 1);
-    }
-    writer.finish();
-  }
-  clock.next("writing rest.obj, animation.pc2");
-  set_phase("writing the outputs");
-  for (std::size_t k = 0; k < chars.size(); ++k) bakes[k]->finish();
-  std::vector<nlohmann::json> gltf_infos(chars.size());
-  for (std::size_t k = 0; k < chars.size(); ++k)
-    if (chars[k].scene.layout == "gltf" && !bakes[k]->displacements.empty()) {
-      if (chars[k].frame_offset != 0) {  // the .glb's clip starts at its first key
-        warn(warnings, chars[k].name + ": frame_offset " + std::to_string(chars[k].frame_offset) +
-                           ": no <name>.glb or rest-space caches (their clip starts at its first frame)");
-        continue;
-      }
-      clock.next("glTF: <name>.glb, rest-space caches");
-      set_phase("writing the glTF outputs");
-      gltf_infos[k] =
-          bake_gltf(chars[k].scene, st, bakes[k]->displacements, stage / chars[k].name, warnings, chars[k].name + ": ");
-    }
-
-  nlohmann::json preview_info;
-  if (st.video) {
-    clock.next("preview.mp4 (render, encode)");
-    set_phase("preview.mp4");
-    // One mesh per frame: every character in file units at its offset.
-    MatrixXi F;
-    std::vector<MatrixXd> rig_all(static_cast<std::size_t>(frames)), cd_all(static_cast<std::size_t>(frames));
-    Index rows = 0;
-    std::vector<MatrixXi> faces;
-    for (std::size_t k = 0; k < chars.size(); ++k) {
-      const MatrixXi& Fk = dim == 2 ? chars[k].scene.T : bakes[k]->surface().F;
-      faces.push_back(Fk.array() + static_cast<int>(rows));
-      rows += bakes[k]->cd_frames[0].rows();
-    }
-    Index frows = 0;
-    for (const MatrixXi& Fk : faces) frows += Fk.rows();
-    F.resize(frows, faces[0].cols());
-    frows = 0;
-    for (const MatrixXi& Fk : faces) {
-      F.middleRows(frows, Fk.rows()) = Fk;
-      frows += Fk.rows();
-    }
-    for (int f = 0; f < frames; ++f) {
-      MatrixXd R(rows, dim), C(rows, dim);
-      Index r = 0;
-      for (std::size_t k = 0; k < chars.size(); ++k) {
-        const Scene& sc = chars[k].scene;
-        const Eigen::RowVectorXd shift = sc.center.transpose() + chars[k].offset.transpose();
-        const MatrixXd& Xr = bakes[k]->rig_frames[static_cast<std::size_t>(f)];
-        const MatrixXd& Xc = bakes[k]->cd_frames[static_cast<std::size_t>(f)];
-        R.middleRows(r, Xr.rows()) = (Xr * sc.scale).rowwise() + shift;
-        C.middleRows(r, Xc.rows()) = (Xc * sc.scale).rowwise() + shift;
-        r += Xr.rows();
-      }
-      rig_all[static_cast<std::size_t>(f)] = std::move(R);
-      cd_all[static_cast<std::size_t>(f)] = std::move(C);
-    }
-    for (auto& b : bakes) b->rig_frames.clear(), b->cd_frames.clear();
-    preview_info = write_preview((stage / "preview.mp4").string(), dim, std::move(rig_all), std::move(cd_all), F, stem,
-                                 st.solver, chars[0].scene.dt);
-  }
-
-  clock.next("run.json");
-  set_phase("writing run.json");
-  nlohmann::json report, list = nlohmann::json::array();
   double max_rel = 0.0;
-  for (std::size_t k = 0; k < chars.size(); ++k) {
-    const Simulation& sim = aq[static_cast<Index>(k)];
-    const SimulationStats& stats = sim.stats();
-    for (const std::string& w : sim.warnings()) warn(warnings, chars[k].name + ": " + w);
-    const ComplementarityConstraint& cons = sim.constraint();
-    max_rel = std::max(max_rel, stats.max_residual);
-    nlohmann::json c = {
-        {"name", chars[k].name},
-        {"scene", chars[k].scene_path},
-        {"folder", chars[k].name},
-        {"solver", to_string(sim.solver())},
-        {"vertices", chars[k].scene.X.rows()},
-        {"elements", chars[k].scene.T.rows()},
-        {"animation_frames", chars[k].scene.poses.size()},
-        {"frame_offset", chars[k].frame_offset},
-        {"offset", std::vector<double>(chars[k].offset.data(), chars[k].offset.data() + chars[k].offset.size())},
-        {"precompute_s", sim.precompute_seconds()},
-        {"ms_per_step", 1e3 * stats.mean_step_seconds()},
-        {"constraint_rank", cons.rank},
-        {"rig_rank", cons.rig_rank},
-        {"leak_field", to_string(sim.leak_field_used())},
-        {"max_constraint_residual_relative", stats.max_residual},
-        {"complementary_kinetic_energy", {{"max", stats.max_kinetic_energy}, {"mean", stats.mean_kinetic_energy()}}},
-        {"complementary_motion_max_relative", bakes[k]->uc_rel},
-        {"inverted_elements", bakes[k]->inverted_json()}};
-    if (!gltf_infos[k].empty()) c["gltf"] = gltf_infos[k];
-    list.push_back(c);
+  for (Index k = 0; k < bake.size(); ++k) max_rel = std::max(max_rel, bake.simulation(k).stats().max_residual);
+  if (several) {
+    std::printf("%s: %ld characters, %d frames, max residual %.1e -> %s\n", stem.c_str(), long(bake.size()), frames,
+                max_rel, folder.target().string().c_str());
+  } else {
+    const Simulation& sim = bake.simulation(0);
+    const double step_ms = frames ? 1e3 * sim.stats().step_seconds / frames : 0.0;
+    std::printf(
+        "%s: %d frames, precompute %.3f s, %.3f ms/step, max residual %.1e, constraint rank %ld/%ld, "
+        "inverted frames %ld -> %s\n",
+        stem.c_str(), frames, sim.precompute_seconds(), step_ms, max_rel, long(sim.constraint().rank),
+        long(sim.constraint().rig_rank), long(bake.writer(0).frames_inverted), folder.target().string().c_str());
   }
-  report["scene"] = st.scene;
-  report["characters"] = list;
-  report["dim"] = dim;
-  report["vertices"] = verts;
-  report["elements"] = elems;
-  report["frames"] = frames;
-  report["settings"] = {
-      {"dt", chars[0].scene.dt},  {"iterations", st.iterations}, {"modes", st.modes},       {"clusters", st.clusters},
-      {"leak", st.leak},          {"gravity", st.gravity},       {"dynamics", st.dynamics}, {"threads", threads()},
-      {"precision", st.precision}};
-  report["max_constraint_residual_relative"] = max_rel;
-  report["warnings"] = warnings;
-  if (!preview_info.empty()) report["preview"] = preview_info;
-  clock.next("");
-  nlohmann::json profile = nlohmann::json::array();
-  for (const auto& [phase, sec] : clock.phases()) profile.push_back({{"phase", phase}, {"seconds", sec}});
-  report["profile"] = profile;
-  report["timings"] = {{"total_s", since(t_all)}};
-  write_file_contents((stage / "run.json").string(), report.dump(2) + "\n", "fastcd run");
-  if (st.profile) print_profile(clock, since(t_all));
-  check_interrupt("writing the outputs");
-  folder.commit();
-  std::printf("%s: %zu characters, %d frames, max residual %.1e -> %s\n", stem.c_str(), chars.size(), frames, max_rel,
-              folder.target().string().c_str());
   return 0;
 }
 }  // namespace
@@ -930,8 +730,7 @@ void register_run(CLI::App& app) {
       list_clips(*st);
       return;
     }
-    (!is_gltf_file(st->scene) && !is_surface_file(st->scene) && is_characters_file(st->scene)) ? run_characters(*st)
-                                                                                               : run_scene(*st);
+    run(*st);
   });
 }
 

@@ -19,7 +19,8 @@ Blender's Armature modifier applies it in the mesh object's local space,
 and its world form G_b(f) = obj.matrix_world(f) M_b(f) obj.matrix_world(f0)^-1 is the pose fastcd
 gets (bind space = the world at the first frame). The cache holds, per frame, the mesh as it enters
 the Armature modifier plus d = (sum_b w_b L_b)^-1 u, u the simulated displacement in local axes and
-L_b the linear part of M_b: the Armature modifier then lands exactly on fastcd's positions.
+L_b the linear part of M_b (fastcd.rest_space_displacements, the function fastcd's glTF bakes use):
+the Armature modifier then lands exactly on fastcd's positions.
 """
 import os
 import re
@@ -262,16 +263,16 @@ class Bake:
                         joints = np.array([np.array(arm.matrix_world) @ np.append(np.array(b.head_local), 1.0)
                                            for b in bones])[:, :3]
                     pose = np.empty(12 * len(bones))
-                    Ls = np.empty((len(bones), 3, 3))
+                    local = np.zeros(12 * len(bones))  # each bone's [L_b | 0]: the rest-space displacement's blend
                     for j, b in enumerate(bones):
                         D = np.array(arm.pose.bones[b.name].matrix) @ np.linalg.inv(np.array(b.matrix_local))
                         M_b = P_inv @ D @ P
-                        Ls[j] = M_b[:3, :3]
+                        local[12 * j:12 * j + 9] = M_b[:3, :3].flatten(order="F")
                         G = _to_y_up(M_obj @ M_b @ M0_inv)
                         pose[12 * j:12 * j + 12] = G[:3, :4].flatten(order="F")
                     poses.append(pose)
                     if sub == 0:
-                        L_frames.append(Ls)
+                        L_frames.append(local)
                         M_obj_frames.append(M_obj)
                         rest.append(_pre_armature_mesh(obj, self.context)[0] if k > 0 else V_local)
                     yield 0.3 * (k + 1) / steps, f"reading frame {self.f0 + f}"
@@ -402,8 +403,8 @@ class Bake:
             u_world = x - xr
             M = self.M_obj_frames[f]
             u_local = u_world @ np.linalg.inv(M[:3, :3]).T
-            A = np.einsum("vb,bij->vij", self.W, self.L_frames[f])
-            d = np.linalg.solve(A, u_local[..., None])[..., 0]
+            # The rest-space displacement d = (sum_b w_b L_b)^-1 u, by fastcd (as its glTF bakes).
+            d = fc.rest_space_displacements(self.W, [self.L_frames[f]], [u_local])[0]
             self.cache_frames.append(self.rest[f] + d)
             if self.write_positions:
                 self.world_sim.append(x)

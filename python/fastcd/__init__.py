@@ -24,7 +24,8 @@ fastcd's fast solver), and ``Simulation`` runs either with the roll-out done for
     sim.advance(handle(sim.rest_params, i)); x = sim.positions()
 
 Scenes and files: ``fastcd.load_scene(path)`` gives a ready Simulation of a Complementary
-Dynamics release scene (``sim.scene`` holds its mesh, rig and animation); ``fastcd.io`` reads
+Dynamics release scene (``sim.scene`` holds its mesh, rig and animation); ``fastcd.bake(scene,
+out_dir)`` bakes one as ``fastcd run`` does (the same files and run.json); ``fastcd.io`` reads
 and writes the meshes, rigs, weights and point caches.
 
 Any rig, including one written in Python, drives full order::
@@ -47,6 +48,7 @@ from .lbs_weight_space_constraint import lbs_weight_space_constraint
 from .skinning_eigenmodes import skinning_eigenmodes
 from .spectral_cubature import spectral_cubature
 from . import io, solvers
+from .bake import bake, rest_space_displacements
 from .cd import (FullCD, ReducedCD, Simulation, handle, load_scene, momentum_leak_field, read_character, read_scene,
                  read_surface_scene, rig_rest, skinned_scene, write_gltf_outputs)
 from ._fastcd import CancelToken, clear_cancel, request_cancel, set_progress_callback, set_threads, threads
@@ -85,6 +87,7 @@ __all__ = [
     "Rig", "LinearRig", "cage_rig", "point_handle_rig", "extremity_vertices", "finite_difference_jacobian",
     # scenes and files
     "Scene", "load_scene", "read_scene", "read_character", "read_surface_scene", "skinned_scene", "write_gltf_outputs",
+    "bake", "rest_space_displacements",
     "io", "read_obj", "read_obj_2d", "write_obj", "read_off", "read_mesh",
     "write_mesh", "read_msh", "read_tetgen", "read_volume_mesh", "read_tgf", "read_dmat", "write_dmat",
     "read_pc2", "write_pc2",

@@ -60,6 +60,7 @@ void bind_subspace(py::module_& m);
 void bind_solvers(py::module_& m);
 void bind_cd(py::module_& m);
 void bind_io(py::module_& m);
+void bind_bake(py::module_& m);
 }  // namespace fastcd::python
 
 PYBIND11_MODULE(_fastcd, m) {
@@ -83,6 +84,7 @@ PYBIND11_MODULE(_fastcd, m) {
   fastcd::python::bind_solvers(m);
   fastcd::python::bind_cd(m);
   fastcd::python::bind_io(m);
+  fastcd::python::bind_bake(m);
   m.def(
       "set_threads", [](int n) { fastcd::set_threads(n); }, py::arg("n"),
       "Threads for fastcd's parallel work (n >= 1; 0 = the default: FASTCD_THREADS, else every core for "

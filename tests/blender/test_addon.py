@@ -10,6 +10,7 @@ turned and scaled, the tip bone swinging) is baked through the add-on's operator
     secondary motion is there;
 (c) with dynamics off the bake reproduces the rig-only pose;
 (d) bad input (no armature; a mesh with a hole) is one clear error and changes nothing;
+(e) the rest-space cache is fastcd's own (fastcd.rest_space_displacements), not the add-on's;
 and a re-bake with another stiffness reuses the precompute cache, a shape-keyed mesh and a painted
 leak group bake too. Files: Free Bake deletes exactly the files the bake recorded writing (Mesh Cache
 and shape-key output), and nothing else: not the files a Mesh Cache modifier named 'fastcd' from a
@@ -334,6 +335,35 @@ def check_bake_never_replaces_a_foreign_file():
     assert open(target).read() == "the user's thesis\n"
 
 
+def check_cache_is_the_librarys_rest_space(obj):
+    """(e) The rest-space cache is fastcd's: the add-on's cache minus the mesh entering the Armature
+    modifier is, bit for bit, fastcd.rest_space_displacements (the function fastcd's glTF bakes use)
+    of the simulated displacement in the object's axes; it agrees with the rest-space formula
+    d = (sum_b w_b L_b)^-1 u solved here with numpy to 1e-12 of the size; and the PC2 written holds
+    it to float32 rounding."""
+    import fastcd
+    from fastcd_blender import bake as B
+    job = B.Bake(bpy.context, obj, obj.fastcd, write_positions=True)
+    for _ in job.steps():
+        pass
+    size = np.ptp(job.world_rig[0], axis=0).max()
+    pc2 = fastcd.read_pc2(job.outputs[0])[0]
+    worst_numpy = worst_pc2 = 0.0
+    for f, cached in enumerate(job.cache_frames):
+        M = job.M_obj_frames[f]
+        u_local = (np.array(job.world_sim[f]) - np.array(job.world_rig[f])) @ np.linalg.inv(M[:3, :3]).T
+        d = fastcd.rest_space_displacements(job.W, [job.L_frames[f]], [u_local])[0]
+        assert np.array_equal(job.rest[f] + d, cached), f"frame {f}: the cache is not fastcd's rest-space displacement"
+        L = job.L_frames[f].reshape(-1, 4, 3).transpose(0, 2, 1)[:, :, :3]  # each bone's L_b (column-major 3x4)
+        A = np.einsum("vb,bij->vij", job.W, L)
+        d_numpy = np.linalg.solve(A, u_local[..., None])[..., 0]
+        worst_numpy = max(worst_numpy, np.abs(d - d_numpy).max() / size)
+        worst_pc2 = max(worst_pc2, np.abs(pc2[f] - cached).max() / size)
+    print(f"rest-space cache: fastcd's, numpy's formula within {worst_numpy:.1e}, the PC2 within {worst_pc2:.1e}")
+    assert worst_numpy < 1e-12, worst_numpy
+    assert worst_pc2 < 1e-6, worst_pc2
+
+
 def check_cancel_one_of_two_bakes():
     """(d) Two bakes on two objects at once; cancelling one leaves the other to finish. Both
     workers are held just before fastcd's meshing (fastcd.skinned_scene) until the cancel, so the
@@ -397,6 +427,7 @@ def main():
     assert obj.modifiers["fastcd"].filepath.startswith("//"), obj.modifiers["fastcd"].filepath
     motion = check_against_fastcd(obj, "tube")  # (b)
     assert motion > 1e-3, f"no secondary motion ({motion:.2e} of the size)"
+    check_cache_is_the_librarys_rest_space(obj)  # (e)
 
     # Re-bake with another stiffness: the tets and the fast subspace come from the cache.
     cache = os.path.join(bpy.path.abspath(obj.fastcd.directory), ".fastcd-cache")

@@ -11,6 +11,7 @@
 
 #include "fastcd/cd/simulation.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
+#include "fastcd/geometry/rest_space.hpp"
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/gltf_write.hpp"
@@ -210,7 +211,7 @@ TEST_F(GltfScene, FramesEncodingSkinsToTheSimulatedPositionsAtEveryFrame) {
     const double size = size_of(c.meshes[0].V);
     const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], poses.size(), 0.02 * size);
     double cond = 0;
-    const std::vector<MatrixXd> d = gltf_rest_space_deltas(c, 0, poses, U, &cond);
+    const std::vector<MatrixXd> d = lbs_rest_space_displacements(c.meshes[0].W, poses, U, &cond);
     EXPECT_GE(cond, 1.0);
     // Exactness in doubles: LBS(V + delta) = LBS(V) + U.
     for (std::size_t k = 0; k < U.size(); ++k)
@@ -234,7 +235,7 @@ TEST_F(GltfScene, PcaEncodingStaysWithinItsToleranceWithWeightsInZeroOne) {
   poses.resize(60);
   const double size = size_of(c.meshes[0].V);
   const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], poses.size(), 0.02 * size);
-  const std::vector<MatrixXd> d = gltf_rest_space_deltas(c, 0, poses, U);
+  const std::vector<MatrixXd> d = lbs_rest_space_displacements(c.meshes[0].W, poses, U);
   GltfBakeOptions o;
   o.encoding = "pca";
   o.pca_tolerance = 1e-4;
@@ -254,7 +255,7 @@ TEST_F(GltfScene, BakeKeepsTheFileAndResamplesTheClip) {
   const Glb src(in);
   std::vector<VectorXd> poses = gltf_sample_clip(c, 0, 0, 0.05);
   const std::vector<MatrixXd> U = smooth_displacements(c.meshes[0], poses.size(), 0.01);
-  write_gltf_bake(c, 0, 0.05, {gltf_rest_space_deltas(c, 0, poses, U)}, path("o.glb"));
+  write_gltf_bake(c, 0, 0.05, {lbs_rest_space_displacements(c.meshes[0].W, poses, U)}, path("o.glb"));
   const Glb g(path("o.glb"));
   for (const char* key : {"nodes", "skins", "materials", "scenes"}) EXPECT_EQ(g.j[key], src.j[key]) << key;
   EXPECT_EQ(g.j["meshes"][0]["primitives"][0]["attributes"], src.j["meshes"][0]["primitives"][0]["attributes"]);

@@ -315,41 +315,6 @@ Encoding encode_pca(const std::vector<MatrixXd>& deltas, double tolerance, int m
 
 }  // namespace
 
-std::vector<MatrixXd> gltf_rest_space_deltas(const GltfCharacter& c, int mesh, const std::vector<VectorXd>& poses,
-                                             const std::vector<MatrixXd>& U, double* worst_condition) {
-  FASTCD_CHECK(mesh >= 0 && static_cast<std::size_t>(mesh) < c.meshes.size(), "mesh ", mesh, " of ", c.meshes.size());
-  const GltfSkinnedMesh& m = c.meshes[static_cast<std::size_t>(mesh)];
-  const Index J = m.W.cols(), V = m.V.rows();
-  FASTCD_CHECK(poses.size() == U.size(), "poses and displacements differ in frames: ", poses.size(), " and ", U.size());
-  std::vector<MatrixXd> out(U.size());
-  double worst = 1;
-  for (std::size_t f = 0; f < U.size(); ++f) {
-    FASTCD_CHECK(poses[f].size() == 12 * J, "frame ", f, ": pose has ", poses[f].size(), " numbers, the skin ", J,
-                 " joints (", 12 * J, ")");
-    FASTCD_CHECK(U[f].rows() == V && U[f].cols() == 3, "frame ", f, ": displacements ", shape_of(U[f]),
-                 ", the mesh has ", V, " vertices");
-    FASTCD_CHECK(U[f].allFinite(), "frame ", f, ": non-finite displacement");
-    out[f].resize(V, 3);
-    for (Index v = 0; v < V; ++v) {
-      Eigen::Matrix3d L = Eigen::Matrix3d::Zero();
-      for (Index j = 0; j < J; ++j) {
-        const double w = m.W(v, j);
-        if (w == 0) continue;
-        L += w * Eigen::Map<const Eigen::Matrix<double, 3, 4>>(poses[f].data() + 12 * j).leftCols<3>();
-      }
-      const Eigen::Matrix3d Li = L.inverse();
-      const double cond = L.norm() * Li.norm();
-      FASTCD_CHECK(std::isfinite(cond) && cond < 1e8, "frame ", f, ", vertex ", v,
-                   ": the blended skinning matrix is singular (condition ", cond,
-                   "): the rig collapses this vertex, so no rest-space displacement reaches its simulated position");
-      worst = std::max(worst, cond);
-      out[f].row(v) = (Li * U[f].row(v).transpose()).transpose();
-    }
-  }
-  if (worst_condition != nullptr) *worst_condition = worst;
-  return out;
-}
-
 GltfBakeReport write_gltf_bake(const GltfCharacter& c, int clip, double dt,
                                const std::vector<std::vector<MatrixXd>>& deltas, const std::string& out_path,
                                const GltfBakeOptions& o) {

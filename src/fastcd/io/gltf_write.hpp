@@ -10,7 +10,7 @@
 // - the secondary motion as morph targets of the skinned mesh in *rest space*: glTF applies
 //   morph displacements before skinning, and LBS is affine in the vertex, so a target
 //   delta = (sum_j w_j L_j(t))^-1 u(t) (L_j the 3x3 part of joint j's skinning matrix) lands
-//   skinned exactly on the simulated displacement u;
+//   skinned exactly on the simulated displacement u (geometry/rest_space.hpp computes them);
 // - one `weights` channel per mesh node in the baked clip's animation (LINEAR).
 // Encodings: "frames" (target k = frame k, one-hot weights: at most two targets are non-zero at
 // any time, safe for clients that honour only the 8 largest weights) or "pca" (K targets from
@@ -40,16 +40,6 @@ struct GltfBakeReport {
   double max_error_relative = 0;  ///< ... over its skinned mesh's bind-pose bounding box diagonal
   std::size_t bytes = 0;          ///< size of the written file
 };
-
-/// Rest-space morph displacements: for frame k and render vertex v,
-/// delta = (sum_j W(v, j) L_j)^-1 U[k].row(v), L_j the linear part of joint j in poses[k]
-/// (gltf_pose's layout, file units).
-/// @param U  per frame, #V x 3 world-space displacements of the mesh's vertices (file units).
-/// @param worst_condition  if not null: the largest condition number of a blended 3x3.
-/// @throws std::invalid_argument for mismatched sizes, non-finite input, or a vertex whose
-///         blended skinning matrix is singular (the rig collapses it; named by frame and vertex).
-std::vector<MatrixXd> gltf_rest_space_deltas(const GltfCharacter& c, int mesh, const std::vector<VectorXd>& poses,
-                                             const std::vector<MatrixXd>& U, double* worst_condition = nullptr);
 
 /// Writes `out_path` (.glb, atomically): the file c was read from with clip `clip` resampled at
 /// t_k = k dt (k < the number of frames) and, for every skinned mesh m (c.meshes order),

@@ -17,6 +17,7 @@
 #include "fastcd/geometry/embed_points.hpp"
 #include "fastcd/geometry/harmonic_weights.hpp"
 #include "fastcd/geometry/lbs_jacobian.hpp"
+#include "fastcd/geometry/rest_space.hpp"
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/meshing/shells.hpp"
@@ -465,7 +466,7 @@ GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, cons
     std::vector<MatrixXd> Uk(U.size());
     for (std::size_t f = 0; f < U.size(); ++f) Uk[f] = U[f].middleRows(r0, n);
     double worst = 1;
-    deltas[k] = gltf_rest_space_deltas(c, static_cast<int>(k), poses, Uk, &worst);
+    deltas[k] = lbs_rest_space_displacements(c.meshes[k].W, poses, Uk, &worst);
     out.worst_condition = std::max(out.worst_condition, worst);
     r0 += n;
   }

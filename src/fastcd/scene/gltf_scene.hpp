@@ -117,7 +117,7 @@ struct GltfOutputs {
 /// @param U  per frame, #render_V x 3 complementary displacements in file units (simulated minus
 ///           rig positions of the render vertices: every skinned mesh's, in file order).
 /// @throws std::invalid_argument for a scene not loaded by load_gltf_scene or mismatched sizes;
-///         write_gltf_bake's and gltf_rest_space_deltas' errors.
+///         write_gltf_bake's and lbs_rest_space_displacements' errors.
 GltfOutputs write_gltf_outputs(const Scene& scene, const std::string& clip, const std::vector<MatrixXd>& U,
                                const std::string& dir, const GltfBakeOptions& options = {});
 

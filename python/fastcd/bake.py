@@ -1,0 +1,44 @@
+"""The bake pipeline of ``fastcd run``, from Python: one scene (a one-character run) or a file of
+several characters simulated and written frame by frame by the library, with the same files and
+the same run.json as the command line (docs/architecture.md, "The pipeline")."""
+import json
+
+from . import _convert as cv
+from . import _fastcd
+
+__all__ = ["bake", "rest_space_displacements"]
+
+
+def bake(scene, out_dir, solver="full", iterations=10, modes=16, clusters=100, leak="auto", gravity=0.0,
+         dynamics=True, precision="double", frames=0, clip="", glb_encoding="frames", pca_tolerance=1e-4,
+         cache_dir="", material="", input=""):
+    """Bakes ``scene`` into ``out_dir`` (created) as ``fastcd run`` does, with its options' names:
+    obj/frame_NNNNN.obj, rest.obj, animation.pc2, a glTF character's ``<name>.glb`` and rest-space
+    PC2 / MDD caches, and run.json, which is returned as a dict.
+
+    ``scene``: a ``fastcd.Scene`` (``read_scene``, ``read_character``, ``read_surface_scene``,
+    ``skinned_scene``) or the path of a scene JSON, a .glb / .gltf character (the defaults) or a
+    characters file (each character into ``out_dir/<name>``). ``frames``: at most that many (0:
+    all). ``input``: run.json's "scene" (default: the path, or the scene's first input file).
+    Unlike ``fastcd run`` it writes straight into ``out_dir`` (no staging, no output marker) and
+    renders no preview. The GIL is released while it runs; a ``CancelToken`` entered around the
+    call stops it."""
+    text = _fastcd.bake(scene if isinstance(scene, _fastcd.Scene) else cv.path(scene, "scene"),
+                        cv.path(out_dir, "out_dir"), input=cv.text(input, "input"),
+                        **cv.texts(solver=solver, leak=leak, precision=precision, clip=clip,
+                                   glb_encoding=glb_encoding, material=material),
+                        **cv.integers(iterations=iterations, modes=modes, clusters=clusters, frames=frames),
+                        gravity=cv.real(gravity, "gravity"), dynamics=bool(dynamics),
+                        pca_tolerance=cv.real(pca_tolerance, "pca_tolerance"), **cv.paths(cache_dir=cache_dir))
+    return json.loads(text)
+
+
+def rest_space_displacements(W, poses, U):
+    """Displacements after linear blend skinning taken back to rest space, as fastcd's glTF bake and
+    the Blender add-on's Mesh Cache hold them: per frame k and vertex v, ``(sum_j W[v, j] L_j)^-1
+    U[k][v]`` with ``L_j`` the linear part of joint j in ``poses[k]`` (12 numbers per joint, the
+    column-major 3x4 ``[L | t]``). Adding them to the rest positions before skinning lands exactly
+    on ``U`` after it. ``W``: (n, joints); ``poses``: per frame (12 * joints,); ``U``: per frame
+    (n, 3). Returns a list of (n, 3) arrays. A vertex the rig collapses (a singular blend) is a
+    ValueError naming the frame and vertex."""
+    return _fastcd.lbs_rest_space_displacements(cv.float_matrix(W, "W"), list(poses), list(U))

@@ -1,0 +1,107 @@
+// Bindings of src/fastcd/bake: the bake pipeline `fastcd run` uses (frames, glTF outputs,
+// run.json), and geometry/rest_space (the rest-space displacement the Blender add-on's cache holds).
+#include <pybind11/eigen.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "arguments.hpp"
+
+#include "fastcd/bake/bake.hpp"
+#include "fastcd/bake/run_json.hpp"
+#include "fastcd/geometry/rest_space.hpp"
+#include "fastcd/io/atomic_file.hpp"
+#include "fastcd/scene/characters.hpp"
+
+namespace py = pybind11;
+using namespace py::literals;
+
+namespace fastcd::python {
+
+void bind_bake(py::module_& m) {
+  m.def(
+      "lbs_rest_space_displacements",
+      [](py::handle W, const py::sequence& poses, const py::sequence& U) {
+        const MatrixXd w = matrix_from_python(W, "W");
+        std::vector<VectorXd> p;
+        for (const py::handle& h : poses)
+          p.push_back(vector_from_python(h, "poses[" + std::to_string(p.size()) + "]", 12 * w.cols()));
+        std::vector<MatrixXd> u;
+        for (const py::handle& h : U) u.push_back(matrix_from_python(h, "U[" + std::to_string(u.size()) + "]", 3));
+        py::gil_scoped_release release;
+        return lbs_rest_space_displacements(w, p, u);
+      },
+      "W"_a, "poses"_a, "U"_a,
+      "Displacements after linear blend skinning taken to rest space: per frame k and vertex v, "
+      "(sum_j W[v, j] L_j)^-1 U[k][v], L_j the linear part of joint j in poses[k] (12 numbers per joint, the "
+      "column-major 3x4 [L | t]). Added to the rest positions before skinning, they land exactly on U after it.");
+  m.def(
+      "bake",
+      [](const py::object& what, const std::string& out_dir, const std::string& input, const std::string& solver,
+         int iterations, int modes, int clusters, const std::string& leak, double gravity, bool dynamics,
+         const std::string& precision, int frames, const std::string& clip, const std::string& glb_encoding,
+         double pca_tolerance, const std::string& cache_dir, const std::string& material) {
+        std::vector<CharacterSpec> chars;
+        bool single = true;
+        std::string in = input;
+        if (py::isinstance<Scene>(what)) {
+          const auto scene = what.cast<std::shared_ptr<Scene>>();
+          if (in.empty()) in = scene->input_files.empty() ? scene->name : scene->input_files.front();
+          chars.push_back(single_character(*scene, in));
+        } else if (py::isinstance<py::str>(what)) {
+          const std::string path = what.cast<std::string>();
+          if (in.empty()) in = path;
+          SceneOptions so;
+          so.material = material;
+          so.cache_dir = cache_dir;
+          py::gil_scoped_release release;
+          if (!is_gltf_file(path) && !is_surface_file(path) && is_characters_file(path)) {
+            chars = load_characters(path, so);
+            single = false;
+          } else {
+            chars.push_back(single_character(load_scene(path, so), path));
+          }
+        } else {
+          throw py::type_error("bake: give a fastcd.Scene or the path of a scene, got " + describe(what));
+        }
+        BakeSettings bs;
+        bs.run.solver = solver_kind(solver);
+        bs.run.iterations = iterations;
+        bs.run.modes = modes;
+        bs.run.clusters = clusters;
+        bs.run.leak = leak;
+        bs.run.gravity = gravity;
+        bs.run.dynamics = dynamics;
+        bs.run.precision = precision_from_name(precision);
+        bs.frames = frames;
+        bs.clip = clip;
+        bs.gltf.encoding = glb_encoding;
+        bs.gltf.pca_tolerance = pca_tolerance;
+        bs.cache_dir = cache_dir;
+        std::string report;
+        {
+          py::gil_scoped_release release;
+          std::filesystem::create_directories(out_dir);
+          Bake bake(std::move(chars), bs, out_dir, single);
+          bake.precompute();
+          bake.simulate();
+          bake.finish();
+          RunJsonExtras extras;
+          extras.input = in;
+          report = run_json(bake, extras);
+          write_file_contents((std::filesystem::path(out_dir) / "run.json").string(), report, "run.json");
+        }
+        return report;
+      },
+      "what"_a, "out_dir"_a, "input"_a = "", "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16,
+      "clusters"_a = 100, "leak"_a = "auto", "gravity"_a = 0.0, "dynamics"_a = true, "precision"_a = "double",
+      "frames"_a = 0, "clip"_a = "", "glb_encoding"_a = "frames", "pca_tolerance"_a = 1e-4, "cache_dir"_a = "",
+      "material"_a = "",
+      "Bakes a scene (a fastcd.Scene, or a scene / characters file's path) into out_dir with the pipeline of "
+      "fastcd run: the OBJ sequence, rest.obj, animation.pc2, a glTF character's <name>.glb and rest-space caches, "
+      "run.json (returned as text).");
+}
+
+}  // namespace fastcd::python
