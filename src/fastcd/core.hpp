@@ -6,6 +6,7 @@
 #include "fastcd/cd/ensemble.hpp"
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/full_cd.hpp"
+#include "fastcd/cd/global_step.hpp"
 #include "fastcd/cd/leak_field.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"

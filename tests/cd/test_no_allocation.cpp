@@ -83,5 +83,60 @@ TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
   }
 }
 
+/// A global-step hook adding a constant force and using the step's solve, as a contact hook would.
+struct ConstantForce : GlobalStepHook {
+  VectorXd f, scratch;
+  void global_step(GlobalStepContext& ctx) override {
+    ctx.force() += f;
+    ctx.solve(f, scratch);
+  }
+};
+
+TEST(FastCDAllocation, HookedStepsAllocateNothingOnceTheWorkspaceIsSized) {
+  constexpr Precision D = Precision::Double, X = Precision::Mixed;
+  for (const auto& [dim, modes, clusters, precision] :
+       {std::tuple{2, 10, 20, D}, std::tuple{3, 4, 6, D}, std::tuple{3, 2, 8, D}, std::tuple{3, 2, 17, X}}) {
+    const Mesh m = dim == 2 ? beam() : tetrahedralized_grid(5, 3, 3);
+    const SparseMatrix Mv = kron_identity(massmatrix(m.X, m.T, 1e3), dim);
+    const LinearRig rig = affine_handle_rig(m.X, Mv);
+    CDOptions o;
+    o.modes = modes;
+    o.clusters = clusters;
+    o.precision = precision;
+    const FastCD sys = fast_cd_precompute(m.X, m.T, rig.J, rig.p0, o);
+    ConstantForce hook;
+    hook.f = VectorXd::Constant(sys.state_dim(), 1e-3);
+    hook.scratch.resize(sys.state_dim());
+    FastCD::Workspace ws;
+    ws.hook = &hook;
+    CDState state = sys.initial_state();
+    const VectorXd p_next = metronome_pose(rig.p0, dim, 1);
+    sys.advance(state, p_next, ws);  // sizes the workspace
+    const long before = g_allocations.load();
+    for (int i = 0; i < 10; ++i) sys.advance(state, p_next, ws);
+    EXPECT_EQ(g_allocations.load() - before, 0)
+        << dim << "D, folded " << sys.folded() << ", " << precision_name(precision);
+    EXPECT_TRUE(state.s.allFinite());
+  }
+  // The full solver's global step with a hook.
+  for (const int dim : {2, 3}) {
+    const Mesh m = dim == 2 ? beam() : tetrahedralized_grid(5, 3, 3);
+    const LinearRig rig = affine_handle_rig(m.X, kron_identity(massmatrix(m.X, m.T, 1e3), dim));
+    const FullCD sys = full_cd_precompute(m.X, m.T, rig.J, rig.p0);
+    ConstantForce hook;
+    hook.f = VectorXd::Constant(sys.state_dim(), 1e-3);
+    hook.scratch.resize(sys.state_dim());
+    FullCD::Workspace ws;
+    ws.hook = &hook;
+    CDState state = sys.initial_state();
+    const VectorXd p_next = metronome_pose(rig.p0, dim, 1);
+    sys.advance(state, p_next, ws);
+    const long before = g_allocations.load();
+    for (int i = 0; i < 5; ++i) sys.advance(state, p_next, ws);
+    EXPECT_EQ(g_allocations.load() - before, 0) << "full order, " << dim << "D";
+    EXPECT_TRUE(state.s.allFinite());
+  }
+}
+
 }  // namespace
 }  // namespace fastcd

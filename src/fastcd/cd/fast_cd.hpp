@@ -9,6 +9,7 @@
 #include <Eigen/Cholesky>
 
 #include "fastcd/cd/complementarity.hpp"
+#include "fastcd/cd/global_step.hpp"
 #include "fastcd/cd/options.hpp"
 
 namespace fastcd {
@@ -53,6 +54,10 @@ struct FastCDSubspace {
 ///   the dense GB) and is read once per iteration, a tile at a time, so the step stays in cache.
 /// A rig whose J is J_s (x) I_dim (LBS, cages; `scalar_rig()`) enters the step through its
 /// scalar blocks, dim^2 times smaller again.
+/// Both forms, in both precisions, end each iteration in the same global step, Hr z = b, where a
+/// GlobalStepHook (Workspace::hook; global_step.hpp) may add a force f in subspace coordinates:
+/// z = z_free + Hr^{-1} f. The folded form carries the correction into F exactly (F is linear in
+/// z: F gains Gf Hr^{-1} f), so it still never forms z per iteration without a hook.
 /// Copies share the (immutable) precomputed data.
 class FastCD {
  public:
@@ -62,6 +67,10 @@ class FastCD {
     VectorXd q, z0, F0, F, r, zprev, g;
     Eigen::VectorXf Vf, rf;  ///< Precision::Mixed: V and the rotations in single precision
     VectorXd s_next;         ///< advance's new z (swapped with the state's)
+    /// Optional correction of every iteration's global step (not owned; null: none). See
+    /// global_step.hpp: called once per iteration of every step run with this workspace.
+    GlobalStepHook* hook = nullptr;
+    VectorXd hook_force, hook_delta;  ///< the hook's force f and its correction Hr^{-1} f
   };
 
   FastCD();  ///< empty; use fast_cd_precompute
@@ -139,8 +148,13 @@ class FastCD {
   std::size_t memory_bytes() const;
   /// Bytes a step reads (the iteration's operators): what must stay in cache.
   std::size_t step_memory_bytes() const;
+  /// The global step's solve with its prefactored matrix: z = Hr^{-1} b (m entries each; b and z
+  /// may be the same vector), Hr = B^T L B + B^T M B / h^2 = Hs_r (x) I_dim, on its scalar
+  /// factor. For a GlobalStepHook's precomputation (e.g. a contact Delassus matrix
+  /// U^T Hr^{-1} U); allocation-free.
+  void solve_global(const Eigen::Ref<const VectorXd>& b, Eigen::Ref<VectorXd> z) const;
 
-  struct Impl;  ///< precomputed data and iteration operators (opaque; fast_cd.cpp)
+  struct Impl;  ///< precomputed data and iteration operators (opaque; fast_cd_impl.hpp)
 
  private:
   friend FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>&, const Eigen::Ref<const MatrixXi>&,

@@ -269,6 +269,74 @@ void FullCD::set_rig_jacobian(const SparseMatrix& J) {
   factor_constraint();
 }
 
+/// The local step at u: per element the closest rotation of F(J p+ + u), and from the rotations
+/// the global step's right-hand side b = b0 + G^T AMue R into ws.b.
+void FullCD::local_step(const Eigen::Ref<const VectorXd>& u, Workspace& ws) const {
+  const Factors& f = *f_;
+  const Index nf = f.op.G.rows();
+  ws.x = ws.Jp + u;
+  if (f.dim == 3) {  // the 3D local step and its right-hand side in one pass (arap_rotated_rhs)
+    arap_rotated_rhs(f.arap, ws.x.data(), ws.b0.data(), ws.b.data(), ws.R.data());
+  } else {
+    arap_deformation(f.arap, ws.x.data(), ws.F.data());
+    detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data());
+    arap_elastic_rhs(f.arap, ws.R.data(), ws.b0.data(), ws.b.data());
+  }
+}
+
+/// u = H^{-1} b under C u = 0: u0 = H^{-1} b, u = u0 - Y S^{-1} (Cb u0). u must not alias b.
+void FullCD::constrained_solve(const double* b, Eigen::Ref<VectorXd> u, VectorXd& scratch, VectorXd& lambda) const {
+  f_->H_factor.solve(b, u.data(), scratch.data());
+  if (scalar_constraint_) {
+    scalar_correction(Bs8_, Y_, constraint_.basis_scalar.rows(), schur_, f_->dim, u, lambda);
+  } else if (constraint_.basis.rows() > 0) {
+    lambda.noalias() = constraint_.basis * u;
+    schur_.solveInPlace(lambda);
+    u.noalias() -= Y_ * lambda;
+  }
+}
+
+/// The global step: u = H^{-1} ws.b under C u = 0; then ws.hook, which may add a force f to b:
+/// u += H^{-1} f under C u = 0 (the constrained solve is linear).
+void FullCD::global_step(int iteration, Eigen::Ref<VectorXd> u, Workspace& ws) const {
+  constrained_solve(ws.b.data(), u, ws.scratch, ws.lambda);
+  if (ws.hook == nullptr) return;
+  // What the hook sees; its solve is the constrained one.
+  class Context final : public GlobalStepContext {
+   public:
+    Context(const FullCD& solver, int it, Eigen::Ref<VectorXd> sol, Workspace& w) : solver_(solver), ws_(w) {
+      iteration_ = it;
+      size_ = sol.size();
+      iterate_ = w.u_prev.data();
+      solution_ = sol.data();
+      force_ = w.hook_force.data();
+    }
+    void solve(const Eigen::Ref<const VectorXd>& v, Eigen::Ref<VectorXd> out) const override {
+      FASTCD_CHECK(v.size() == size_ && out.size() == size_, "the global step's solve takes and gives ", size_,
+                   " entries, got ", v.size(), " and ", out.size());
+      const double* b = v.data();
+      if (b == out.data()) {  // (the factor's solve is not in place; hook_delta is free while the hook runs)
+        ws_.hook_delta = v;
+        b = ws_.hook_delta.data();
+      }
+      solver_.constrained_solve(b, out, ws_.scratch, ws_.lambda);
+    }
+
+   private:
+    const FullCD& solver_;
+    Workspace& ws_;
+  };
+  ws.hook_force.setZero(u.size());
+  ws.hook_delta.resize(u.size());
+  Context ctx(*this, iteration, u, ws);
+  ws.hook->global_step(ctx);
+  FASTCD_CHECK(all_finite(ws.hook_force), "the global-step hook's force has NaN or Inf entries (iteration ", iteration,
+               ")");
+  if (!(ws.hook_force.array() != 0.0).any()) return;  // no force: the step as without a hook, bit for bit
+  constrained_solve(ws.hook_force.data(), ws.hook_delta, ws.scratch, ws.lambda);
+  u += ws.hook_delta;
+}
+
 /// The local/global iterations from u = s, with ws.Jp and ws.b0 set.
 void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u, Workspace& ws, int iters) const {
   const Factors& f = *f_;
@@ -283,27 +351,20 @@ void FullCD::iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u
   u = s;
   for (int it = 0; it < iters; ++it) {
     if ((it & 15) == 15) detail::throw_if_cancelled("a full-order step");
-    // local: closest rotation per element
-    ws.x = ws.Jp + u;
-    if (fused) {
-      arap_rotated_rhs(f.arap, ws.x.data(), ws.b0.data(), ws.b.data(), ws.R.data());
-    } else {
-      arap_deformation(f.arap, ws.x.data(), ws.F.data());
-      detail::polar_rotations_unchecked<2>(ws.F.data(), nf / 4, ws.R.data());
-      arap_elastic_rhs(f.arap, ws.R.data(), ws.b0.data(), ws.b.data());
-    }
-    // global: constrained solve u = H^{-1} b - Y S^{-1} Cb H^{-1} b
+    local_step(u, ws);
     ws.u_prev = u;
-    f.H_factor.solve(ws.b.data(), u.data(), ws.scratch.data());
-    if (scalar_constraint_) {
-      scalar_correction(Bs8_, Y_, constraint_.basis_scalar.rows(), schur_, f.dim, u, ws.lambda);
-    } else if (constraint_.basis.rows() > 0) {
-      ws.lambda.noalias() = constraint_.basis * u;
-      schur_.solveInPlace(ws.lambda);
-      u.noalias() -= Y_ * ws.lambda;
-    }
+    global_step(it, u, ws);
     if (f.options.tolerance > 0 && (u - ws.u_prev).norm() < f.options.tolerance) break;
   }
+}
+
+void FullCD::solve_global(const Eigen::Ref<const VectorXd>& b, Eigen::Ref<VectorXd> u) const {
+  FASTCD_CHECK(f_ != nullptr, "the solver is empty (build it with full_cd_precompute)");
+  const Index n = state_dim();
+  FASTCD_CHECK(b.size() == n && u.size() == n, "b and u need ", n, " entries, got ", b.size(), " and ", u.size());
+  const VectorXd rhs = b;  // (u may alias b)
+  VectorXd scratch(f_->H_factor.scratch_size()), lambda;
+  constrained_solve(rhs.data(), u, scratch, lambda);
 }
 
 void FullCD::step_positions(const Eigen::Ref<const VectorXd>& s, const Eigen::Ref<const VectorXd>& s_dot,

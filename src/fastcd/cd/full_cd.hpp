@@ -8,6 +8,7 @@
 #include <Eigen/Cholesky>
 
 #include "fastcd/cd/complementarity.hpp"
+#include "fastcd/cd/global_step.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/geometry/elastic_operators.hpp"
@@ -24,6 +25,11 @@ namespace fastcd {
 /// Schur complement S = Cb Y over an orthonormal basis Cb of C's row space; a constrained solve
 /// is u0 = H^{-1} b, u = u0 - Y S^{-1} (Cb u0).
 ///
+/// An iteration is a local step (the rotations, and from them the right-hand side b) and a
+/// global step (that constrained solve), where a GlobalStepHook (Workspace::hook;
+/// global_step.hpp) may add a force f in full coordinates: u = u_free + (constrained H^{-1}) f,
+/// so C u = 0 holds whatever f is.
+///
 /// The state s is u_c itself (#V*dim, vertex-interleaved). Copies share the (immutable)
 /// factorisation; `set_rig_jacobian` changes only the copy it is called on.
 class FullCD {
@@ -33,6 +39,10 @@ class FullCD {
   struct Workspace {
     VectorXd Jp, yhat, b0, x, F, R, b, u_prev, lambda, scratch;
     VectorXd s_next;  ///< advance's new u_c (swapped with the state's)
+    /// Optional correction of every iteration's global step (not owned; null: none). See
+    /// global_step.hpp: called once per iteration of every step run with this workspace.
+    GlobalStepHook* hook = nullptr;
+    VectorXd hook_force, hook_delta;  ///< the hook's force f and its correction
   };
 
   FullCD();  ///< empty; use full_cd_precompute
@@ -102,6 +112,11 @@ class FullCD {
   void set_rig_jacobian(const SparseMatrix& J);
   /// The constrained solve runs on the scalar blocks (J = J_s (x) I_dim: LBS and cage rigs).
   bool scalar_constraint() const { return scalar_constraint_; }
+  /// The global step's solve: u = H^{-1} b under C u = 0 (the KKT system [H C^T; C 0] solved
+  /// through H's factor and the Schur complement), #V*dim entries each; b and u may be the same
+  /// vector. For a GlobalStepHook's precomputation; allocates its scratch (a hook's own
+  /// GlobalStepContext::solve does not).
+  void solve_global(const Eigen::Ref<const VectorXd>& b, Eigen::Ref<VectorXd> u) const;
 
   struct Factors;  ///< the precomputed operators and factorisation (opaque; full_cd.cpp)
 
@@ -110,6 +125,9 @@ class FullCD {
                                    const SparseMatrix&, const Eigen::Ref<const VectorXd>&, const CDOptions&);
   void factor_constraint();
   void iterate(const Eigen::Ref<const VectorXd>& s, Eigen::Ref<VectorXd> u, Workspace& ws, int iterations) const;
+  void local_step(const Eigen::Ref<const VectorXd>& u, Workspace& ws) const;
+  void global_step(int iteration, Eigen::Ref<VectorXd> u, Workspace& ws) const;
+  void constrained_solve(const double* b, Eigen::Ref<VectorXd> u, VectorXd& scratch, VectorXd& lambda) const;
 
   std::shared_ptr<const Factors> f_;
   SparseMatrix J_;
