@@ -988,3 +988,9 @@ std::size_t FastCD::memory_bytes() const {
 }
 
 }  // namespace fastcd
+
+namespace fastcd {
+
+const MatrixXd& FastCD::skinning_coordinates() const { return impl().Craw; }
+
+}  // namespace fastcd
