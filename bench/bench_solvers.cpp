@@ -233,6 +233,43 @@ void BM_FastLiftSpot(benchmark::State& state) {
 }
 BENCHMARK(BM_FastLiftSpot)->Unit(benchmark::kMicrosecond);
 
+// The lift a Simulation uses (FastCDSolver: the skinning form in double when it is exact).
+void BM_FastSimulationLiftSpot(benchmark::State& state) {
+  const SpotCase& s = spot();
+  if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  const Simulation sim(s.mesh.X, s.mesh.T, s.rig, bench_options(SolverKind::Fast, 16, 100));
+  const VectorXd z = VectorXd::Random(sim.fast()->state_dim());
+  VectorXd u(sim.num_vertices() * 3);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sim.cd_solver().lift(z, u).data());
+  }
+}
+BENCHMARK(BM_FastSimulationLiftSpot)->Unit(benchmark::kMicrosecond);
+
+// A roll-out as Python writes one: `sim.advance(p); x = sim.positions()` per frame, the monitor
+// on (divergence check, residual, energies, travel statistics). Arg 0: Spot's six point handles;
+// 1: tutorial 23's single affine handle.
+void BM_FastRolloutSpot(benchmark::State& state) {
+  const SpotCase& s = spot();
+  if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");
+  SimulationOptions o = bench_options(SolverKind::Fast, 16, 100);
+  o.monitor = true;
+  const std::shared_ptr<const LinearRig> rig =
+      state.range(0) == 0 ? s.rig
+                          : std::make_shared<const LinearRig>(
+                                affine_handle_rig(s.mesh.X, kron_identity(massmatrix(s.mesh.X, s.mesh.T, 1e3), 3)));
+  Simulation sim(s.mesh.X, s.mesh.T, rig, o);
+  const VectorXd p0 = sim.rig().rest_params();
+  int i = 0;
+  for (int w = 0; w < 10; ++w) sim.advance(metronome_pose(p0, 3, i++, 0.3));
+  for (auto _ : state) {
+    sim.advance(metronome_pose(p0, 3, i++, 0.3));
+    const MatrixXd x = sim.positions();
+    benchmark::DoNotOptimize(x.data());
+  }
+}
+BENCHMARK(BM_FastRolloutSpot)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void BM_FastPrecomputeSpot(benchmark::State& state) {
   const SpotCase& s = spot();
   if (!s.found) return state.SkipWithError("Spot mesh not found under FASTCD_SHARED_DIR");

@@ -164,6 +164,44 @@ Stats time_steps(Simulation& sim, const BenchSettings& st) {
   return stats(us);
 }
 
+/// A roll-out as a user writes one (Python's `sim.advance(p); x = sim.positions()`, the CLI's
+/// loop without its files): every frame one step and the positions, the monitor on (divergence
+/// check, residual, energies, travel statistics), on one thread. Per frame in us, and the
+/// solver step's median within it.
+struct RolloutTimes {
+  Stats frame;
+  double step_median = 0;
+};
+
+RolloutTimes time_rollout(Simulation& sim, const BenchSettings& st) {
+  sim.reset();
+  const Index dim = sim.dim();
+  const VectorXd p0 = sim.rig().rest_params();
+  std::vector<double> frame, step;
+  MatrixXd x;
+  const auto start = Clock::now();
+  for (int i = 0; i < st.warmup + st.steps; ++i) {
+    const VectorXd p = bench_pose(p0, dim, i);
+    const auto t = Clock::now();
+    sim.advance(p);
+    x = sim.positions();
+    if (i >= st.warmup) {
+      frame.push_back(1e6 * seconds_since(t));
+      step.push_back(1e6 * sim.last_step().step_seconds);
+    }
+    if (i >= st.warmup + 20 && seconds_since(start) > st.max_case_s) break;
+  }
+  if (!x.allFinite()) throw std::runtime_error("bench: the roll-out's positions are not finite");
+  return {stats(frame), stats(step).median};
+}
+
+/// The roll-out on one case and rig, quiet and with another process busy on a core.
+struct RolloutRow {
+  std::string label;  ///< "Spot, 6 point handles"
+  const Case* c = nullptr;
+  RolloutTimes quiet, busy;
+};
+
 struct Result {
   std::string solver;
   const Case* c;
@@ -465,7 +503,8 @@ std::optional<FlatPair> interleaved_flatness(const std::vector<Case>& cases, con
   return FlatPair{stats(us[0]).median, stats(us[1]).median};
 }
 
-void print_targets(const std::vector<Result>& rs, const std::optional<FlatPair>& flat) {
+void print_targets(const std::vector<Result>& rs, const std::optional<FlatPair>& flat,
+                   const std::vector<RolloutRow>& rollouts) {
   std::printf("\ntargets (2 cores; medians, [p10, p90])\n");
   std::printf("%-44s %-30s %-14s %s\n", "figure", "measured", "target", "");
   auto row = [](const char* what, const Result* r, double value, const char* unit, double target, const char* ttext) {
@@ -504,6 +543,14 @@ void print_targets(const std::vector<Result>& rs, const std::optional<FlatPair>&
   row("fast precompute, Spot", fs, fs ? fs->pre_s : 0, "s", 2.0, "<= 2 s");
   row("fast peak memory (process), Spot", fs, fs ? fs->peak_rss_mib : 0, "MiB", 300.0, "<= 300 MB");
   row("fast lift u = B z, Spot", fs, fs ? fs->lift_us : 0, "us", 500.0, "<= 0.5 ms");
+  for (const RolloutRow& r : rollouts)
+    for (const bool busy : {false, true}) {
+      const RolloutTimes& t = busy ? r.busy : r.quiet;
+      char what[96], meas[64];
+      std::snprintf(what, sizeof what, "roll-out advance + positions, %s%s", r.label.c_str(), busy ? ", busy" : "");
+      std::snprintf(meas, sizeof meas, "%.1f us [%.1f, %.1f]", t.frame.median, t.frame.p10, t.frame.p90);
+      std::printf("%-44s %-30s %-14s %s\n", what, meas, "<= 150 us", t.frame.median <= 150.0 ? "ok" : "MISSED");
+    }
   if (fb) std::printf("%-44s %.0fx (simkit ~1 ms)\n", "fast beam step vs simkit", 1000.0 / fb->step.median);
   if (ub && ub2)
     std::printf("%-44s %.0fx at 200, %.0fx at 1800 (simkit ~7 ms, ~130 ms)\n", "full step vs simkit",
@@ -594,6 +641,7 @@ void end_to_end(const BenchSettings& st);
 int run_bench(const BenchSettings& st) {
   const std::vector<Case> cases = make_cases(st);
   std::vector<Result> results;
+  std::vector<RolloutRow> rollouts;
   std::printf("%-12s %3s %6s %6s | %-10s %10s %11s %11s %11s %10s %9s\n", "case", "dim", "verts", "elems", "solver",
               "precomp s", "step us med", "p10", "p90", "lift us", "mem MiB");
   Progress bar("benchmark", static_cast<int>(cases.size()));
@@ -650,6 +698,34 @@ int run_bench(const BenchSettings& st) {
       full_r.peak_rss_mib = peak_rss_mib();
       full_r.step = time_steps(sim, st);
     }
+    // The roll-out a user runs (monitor on, positions every frame), on Spot: its own rig (six
+    // point handles) and tutorial 23's single affine handle (the figure).
+    if (c.name == "spot") {
+      so.solver = SolverKind::Fast;
+      so.monitor = true;
+      set_threads(1);
+      for (const bool affine : {false, true}) {
+        const std::shared_ptr<const LinearRig> rig =
+            affine ? std::make_shared<const LinearRig>(
+                         affine_handle_rig(c.mesh.X, kron_identity(massmatrix(c.mesh.X, c.mesh.T, o.rho), dim)))
+                   : shared_rig;
+        Simulation sim(c.mesh.X, c.mesh.T, rig, so);
+        RolloutRow row{affine ? "Spot, 1 affine handle" : "Spot, 6 point handles", &c, {}, {}};
+        row.quiet = time_rollout(sim, st);
+        {
+          const BusyCore busy;
+          row.busy = time_rollout(sim, st);
+        }
+        std::printf(
+            "%-12s %3ld %6ld %6ld | %-10s roll-out (advance + positions) %.1f us [%.1f, %.1f], busy core "
+            "%.1f us; step %.1f us; %s\n",
+            c.name.c_str(), long(dim), long(c.mesh.X.rows()), long(c.mesh.T.rows()), "fast", row.quiet.frame.median,
+            row.quiet.frame.p10, row.quiet.frame.p90, row.busy.frame.median, row.quiet.step_median, row.label.c_str());
+        rollouts.push_back(std::move(row));
+      }
+      set_threads(0);
+      so.monitor = false;
+    }
     for (const Result* r : {&full_r, &fast_r, &mixed_r}) {
       if (r == &mixed_r && dim != 3) continue;
       const std::string solver = r->solver + (r->precision == Precision::Mixed ? " mixed" : "");
@@ -661,12 +737,25 @@ int run_bench(const BenchSettings& st) {
     std::fflush(stdout);
     bar.update(++done);
   }
-  print_targets(results, interleaved_flatness(cases, st));
+  print_targets(results, interleaved_flatness(cases, st), rollouts);
   thread_policy(cases, st);
   if (!st.quick && !st.no3d) end_to_end(st);
   if (!st.json.empty()) {
     nlohmann::json records = nlohmann::json::array();
     for (const Result& r : results) records.push_back(record(r));
+    for (const RolloutRow& r : rollouts)
+      for (const bool busy : {false, true}) {
+        const RolloutTimes& t = busy ? r.busy : r.quiet;
+        records.push_back({{"solver", "fast"},
+                           {"case", r.c->name},
+                           {"rollout", r.label},
+                           {"busy_core", busy},
+                           {"threads", 1},
+                           {"frame_us_median", t.frame.median},
+                           {"frame_us_p10", t.frame.p10},
+                           {"frame_us_p90", t.frame.p90},
+                           {"step_us_median", t.step_median}});
+      }
     write_file_atomically(st.json, [&](const std::string& tmp) {
       std::ofstream f(tmp);
       f << records.dump(2) << "\n";

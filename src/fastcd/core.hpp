@@ -1,16 +1,21 @@
 #pragma once
 // Umbrella header of fastcd::core: every public function of common, geometry, subspace,
 // solvers, rigs and cd (the numerics; no files, no printing).
+#include "fastcd/cd/cd_solver.hpp"
 #include "fastcd/cd/complementarity.hpp"
 #include "fastcd/cd/divergence.hpp"
 #include "fastcd/cd/ensemble.hpp"
 #include "fastcd/cd/fast_cd.hpp"
+#include "fastcd/cd/fast_cd_solver.hpp"
 #include "fastcd/cd/full_cd.hpp"
+#include "fastcd/cd/full_cd_solver.hpp"
 #include "fastcd/cd/global_step.hpp"
 #include "fastcd/cd/leak_field.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
+#include "fastcd/cd/rig_motion.hpp"
 #include "fastcd/cd/simulation.hpp"
+#include "fastcd/cd/simulation_options.hpp"
 #include "fastcd/cd/skeleton.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"

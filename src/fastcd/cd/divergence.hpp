@@ -6,6 +6,19 @@
 
 namespace fastcd {
 
+/// What a step measured, as the divergence check reads it: computed from the full vectors (the
+/// full solver, DivergenceMonitor::check's vector form) or in reduced coordinates (the fast
+/// solver: nothing of the mesh's size).
+struct StepMeasures {
+  bool finite = true;               ///< u_c and its velocity are finite
+  double kinetic_energy = 0.0;      ///< 1/2 u_c_dot^T M u_c_dot
+  double rig_kinetic_energy = 0.0;  ///< 1/2 x_rig_dot^T M x_rig_dot
+  /// max |u_c| (the largest coordinate), or, when `max_displacement_exact` is false, an upper
+  /// bound of it: enough when the bound is within `DivergenceMonitor::max_displacement()`.
+  double max_displacement = 0.0;
+  bool max_displacement_exact = true;
+};
+
 /// Watches a roll-out and throws as soon as a step diverges:
 /// - any non-finite entry in u_c or its velocity;
 /// - a complementary displacement larger than `max_extent_ratio` times the mesh's size (the
@@ -30,6 +43,18 @@ class DivergenceMonitor {
   /// @throws std::runtime_error "the simulation diverged at step N: ... — ..." on divergence.
   void check(long step, const Eigen::Ref<const VectorXd>& x_rig_dot, const Eigen::Ref<const VectorXd>& uc,
              const Eigen::Ref<const VectorXd>& uc_dot);
+  /// The same check on what the step measured: records its energies, and returns what diverged
+  /// in words ("a vertex moved 12 times the mesh's size away from the rig"), or "" when nothing
+  /// did. A measure whose max_displacement is only a bound above max_displacement() is refused
+  /// (the caller measures it exactly first).
+  std::string diverged(const StepMeasures& m);
+  /// Throws "the simulation diverged at step N: <what> — <advice>" (std::runtime_error), the
+  /// advice from what was measured so far (a rig that has not moved, a jump, the material).
+  [[noreturn]] void fail(long step, const std::string& what) const;
+  /// The largest |u_c| a step may reach: max_extent_ratio times the mesh's size.
+  double max_displacement() const { return max_extent_ratio_ * extent_; }
+  /// 1/2 v^T M v for a #V*dim velocity.
+  double kinetic_energy(const Eigen::Ref<const VectorXd>& v) const;
 
   /// Records that at step `step` the rig moved the mesh by `jump` in one step (the largest
   /// coordinate change), `what` naming the cause in words ("handle 3 of 5 (counted from 1) moves

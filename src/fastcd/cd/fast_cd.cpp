@@ -191,4 +191,6 @@ std::size_t FastCD::memory_bytes() const {
          sizeof(int) * static_cast<std::size_t>(f.labels.size());
 }
 
+const MatrixXd& FastCD::skinning_coordinates() const { return impl().Craw; }
+
 }  // namespace fastcd

@@ -156,6 +156,11 @@ class FastCD {
 
   struct Impl;  ///< precomputed data and iteration operators (opaque; fast_cd_impl.hpp)
 
+  /// Phi's coordinates in the skinning basis Phi_raw = [W_k x_l, W_k] (modes*(dim+1) x mt,
+  /// column k*(dim+1) + l of Phi_raw is W_k x_l, l = dim: W_k itself): Phi = Phi_raw Craw to the
+  /// precompute's least-squares accuracy. mode_transforms(z) is Craw Z^T rearranged.
+  const MatrixXd& skinning_coordinates() const;
+
  private:
   friend FastCD fast_cd_precompute(const Eigen::Ref<const MatrixXd>&, const Eigen::Ref<const MatrixXi>&,
                                    const SparseMatrix&, const Eigen::Ref<const VectorXd>&, const CDOptions&,

@@ -70,88 +70,22 @@ constexpr double kStiffnessLimit = 1e13;
 /// Above this stiffness ratio the material is stiff for its inertia: a stiffer one changes little.
 constexpr double kStiff = 1e3;
 
-/// Entries of a sparse Cholesky factor of a matrix with the mesh's vertex adjacency (the full
-/// solver's L + M / dt^2, scalar blocks), from the pattern alone.
-double adjacency_factor_entries(const Eigen::Ref<const MatrixXi>& T, Index n) {
-  std::vector<std::uint64_t> keys;
-  keys.reserve(static_cast<std::size_t>(T.rows() * T.cols() * (T.cols() + 1) / 2));
-  for (Index e = 0; e < T.rows(); ++e)
-    for (Index a = 0; a < T.cols(); ++a)
-      for (Index b = 0; b < T.cols(); ++b) {
-        const auto i = static_cast<std::uint64_t>(T(e, a)), j = static_cast<std::uint64_t>(T(e, b));
-        if (i <= j) keys.push_back(j << 32 | i);  // column j, row i <= j: the upper triangle
-      }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  SparseMatrix A(n, n);
-  A.reserve(static_cast<Index>(keys.size()));
-  for (const std::uint64_t k : keys) A.insert(static_cast<Index>(k & 0xffffffffu), static_cast<Index>(k >> 32)) = 1.0;
-  A.makeCompressed();
-  return cholesky_factor_entries(A);
-}
-
-/// Roughly the bytes each solver's precompute needs at its peak for this mesh and rig (see
-/// check_precompute_memory): what scales with the mesh (operators, the full solver's factor, the
-/// fast solver's basis) and what scales with the rig's parameters times the vertices (the
-/// constraint's dense basis and its orthonormalisation, the fast solver's weight-space work).
-struct PrecomputeBytes {
-  double mesh_full = 0, mesh_fast = 0, rig_full = 0, rig_fast = 0;
-  double full() const { return mesh_full + rig_full; }
-  double fast() const { return mesh_fast + rig_fast; }
-};
-
-PrecomputeBytes precompute_bytes(const Eigen::Ref<const MatrixXi>& T, Index n_vertices, const Rig& rig,
-                                 const SparseMatrix* J, const CDOptions& o, bool full) {
-  const double n = static_cast<double>(n_vertices), d = static_cast<double>(rig.dim());
-  const double P = static_cast<double>(rig.num_params()), E = static_cast<double>(T.rows());
-  // J = J_s (x) I (LBS and cage rigs): the constraint is orthonormalised on scalar blocks.
-  const bool scalar = rig.is_linear() && rig.num_params() % rig.dim() == 0;
-  const double rows = scalar ? P / d : P, cols = scalar ? n : n * d;
-  const double nnz_J = J != nullptr ? static_cast<double>(J->nonZeros()) : n * d * P;
-  // Held throughout: the rig Jacobian twice (the solver's copy, C = J^T M D) and the
-  // constraint's dense basis (P x #V*dim, and its scalar block).
-  const double held = 2.0 * 12.0 * nnz_J + 8.0 * P * n * d + (scalar ? 8.0 * rows * n : 0.0);
-  const double gram = 3.0 * 8.0 * P * P;  // the rig's rank: J^T M J and its eigenvalues
-  const double constraint = 8.0 * rows * cols + row_space_bytes(std::min(rows, cols), cols);
-  PrecomputeBytes b;
-  // The elastic operators, the leak field, clusters and the rest: about 1.5 kB per element
-  // (measured on tet grids of 12k and 69k vertices; the same holds the estimate below 1.6x).
-  b.mesh_full = b.mesh_fast = 1536.0 * E;
-  if (full) {
-    // (Below 20,000 vertices the factor holds a few hundred entries per vertex at most.)
-    const double entries = n_vertices >= 20000 ? adjacency_factor_entries(T, n_vertices) : 300.0 * n;
-    // CHOLMOD's supernodal factor, then its simplicial copy; its ordering leaves about half the
-    // entries AMD's does on 3D meshes.
-    b.mesh_full += 20.0 * entries;
-    b.rig_full = held + std::max({gram, constraint, 2.0 * 8.0 * rows * cols});  // (Y and the padded basis)
-  }
-  // Fast: the weight-space operator (P d (d+1) x #V) and its distinct rows (LBS: about
-  // P (d+1) / d), the constrained eigenmodes under as many constraints, the dense basis B
-  // (#V*dim x modes*dim*(dim+1)) with Phi and its raw copy.
-  const double kept = std::min(P * (d + 1) / d, n);
-  const double weight_space = 8.0 * (P * d * (d + 1) + P) * n + row_space_bytes(kept, n);
-  const double eigenmodes = 8.0 * (11.0 * kept * n + 5.0 * kept * kept);
-  b.mesh_fast += 2.0 * 8.0 * n * d * static_cast<double>(o.modes) * d * (d + 1);
-  b.rig_fast = held + std::max({gram, constraint, weight_space, eigenmodes});
-  return b;
-}
-
 /// Refuses a precompute that would not fit in memory, before any of it is allocated, with the
 /// estimate and what to change: fewer handles when the rig's part dominates, a coarser mesh when
-/// the mesh's does, and (fast solver) the full solver when that would fit.
+/// the mesh's does, and the full solver (which takes any rig) when that would fit.
 void check_precompute_memory(const Eigen::Ref<const MatrixXi>& T, Index n, const Rig& rig, const SparseMatrix* J,
                              const SimulationOptions& options) {
   const auto avail = static_cast<double>(available_memory_bytes());
   if (!(avail > 0)) return;
-  const bool fast = options.solver == SolverKind::Fast;
-  // (The full solver's factor is analysed only for it, or when the fast solver does not fit.)
-  PrecomputeBytes b = precompute_bytes(T, n, rig, J, options.cd, !fast);
-  const double need = fast ? b.fast() : b.full();
+  const PrecomputeBytes b = precompute_bytes(options.solver, T, n, rig, J, options.cd);
+  const double need = b.total();
   if (need <= 0.9 * avail) return;
-  if (fast) b = precompute_bytes(T, n, rig, J, options.cd, true);
-  const double rig_part = fast ? b.rig_fast : b.rig_full;
-  std::string advice = rig_part > 0.5 * need ? "use a rig with fewer handles (bones)" : coarser_mesh_advice(n, need);
-  if (fast && b.full() <= 0.9 * avail) advice += ", or the full solver (about " + memory_in_words(b.full()) + ")";
+  std::string advice = b.rig > 0.5 * need ? "use a rig with fewer handles (bones)" : coarser_mesh_advice(n, need);
+  if (options.solver != SolverKind::Full) {
+    // (The full solver's factor is analysed only now: for it, or when another does not fit.)
+    const PrecomputeBytes full = precompute_bytes(SolverKind::Full, T, n, rig, J, options.cd);
+    if (full.total() <= 0.9 * avail) advice += ", or the full solver (about " + memory_in_words(full.total()) + ")";
+  }
   check_memory(need,
                "the " + to_string(options.solver) + " solver's precompute for a rig of " + rig_words(rig) + " on " +
                    std::to_string(n) + " vertices and " + std::to_string(T.rows()) + " elements",
@@ -159,14 +93,6 @@ void check_precompute_memory(const Eigen::Ref<const MatrixXi>& T, Index n, const
 }
 
 }  // namespace
-
-std::string to_string(SolverKind kind) { return kind == SolverKind::Full ? "full" : "fast"; }
-
-SolverKind solver_kind(const std::string& name) {
-  if (name == "full") return SolverKind::Full;
-  if (name == "fast") return SolverKind::Fast;
-  throw std::invalid_argument("solver must be 'full' or 'fast', got '" + name + "'");
-}
 
 Simulation::Simulation(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
                        std::shared_ptr<const Rig> rig, const SimulationOptions& options)
@@ -183,6 +109,44 @@ Simulation::Simulation(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
   build(X, T);
 }
 
+Simulation::Simulation(const Simulation& o)
+    : options_(o.options_),
+      rig_(o.rig_),
+      dim_(o.dim_),
+      n_(o.n_),
+      solver_(o.solver_ ? o.solver_->clone() : nullptr),
+      state_(o.state_),
+      rig_motion_(o.rig_motion_),
+      uc_(o.uc_),
+      uc_dot_(o.uc_dot_),
+      uc_current_(o.uc_current_),
+      uc_dot_current_(o.uc_dot_current_),
+      uc_is_state_(o.uc_is_state_),
+      uc_dot_is_state_(o.uc_dot_is_state_),
+      travel_pending_(o.travel_pending_),
+      monitor_(o.monitor_),
+      residual_floor_(o.residual_floor_),
+      extent_(o.extent_),
+      stiffness_ratio_(o.stiffness_ratio_),
+      x_rig_rest_(o.x_rig_rest_),
+      boundary_mask_(o.boundary_mask_),
+      corners_(o.corners_),
+      precompute_s_(o.precompute_s_),
+      last_(o.last_),
+      stats_(o.stats_) {}
+
+Simulation& Simulation::operator=(const Simulation& o) {
+  if (this != &o) {
+    Simulation copy(o);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Simulation::Simulation(Simulation&&) noexcept = default;
+Simulation& Simulation::operator=(Simulation&&) noexcept = default;
+Simulation::~Simulation() = default;
+
 void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T) {
   validate(options_.cd);
   check_mesh(X, T, "Simulation");
@@ -193,13 +157,10 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
   n_ = X.rows();
   residual_floor_ = 1e-8 * X.norm();
   const auto* linear = dynamic_cast<const LinearRig*>(&rig);
-  linear_rig_ = linear != nullptr;
   const VectorXd p0 = rig.rest_params();
   FASTCD_CHECK(p0.size() == rig.num_params() && p0.allFinite(), "the ", rig.name(), " rig's rest pose has ", p0.size(),
                " entries for ", rig.num_params(), " parameters, or NaN/Inf");
-  if (options_.solver == SolverKind::Fast)
-    FASTCD_CHECK(rig.is_linear(), "the fast solver needs a linear rig (its subspace is built for one constant J); the ",
-                 rig.name(), " rig is nonlinear: use the full solver");
+  check_solver_rig(options_.solver, rig);
   // Settings outside the method's range, refused before the work: a material so stiff for its
   // inertia at this time step that the system matrix keeps no digit of its mass term.
   const double stiffness = stiffness_ratio(X, T, options_.cd);
@@ -213,21 +174,8 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
   check_precompute_memory(T, X.rows(), rig, linear != nullptr ? &linear->J : nullptr, options_);
   const auto t0 = Clock::now();
   try {
-    if (options_.solver == SolverKind::Full) {
-      full_ = full_cd_precompute(X, T, rig, options_.cd);
-      state_ = full_.initial_state();
-    } else {
-      const SparseMatrix J = linear ? linear->J : rig.jacobian(p0);
-      if (!linear) {
-        // The fast step sees the rig only through J p: a linear rig must have x(p) = J p.
-        const VectorXd x0 = rig.positions(p0), Jp = J * p0;
-        FASTCD_CHECK((x0 - Jp).norm() <= 1e-9 * std::max(1.0, x0.norm()), "the fast solver needs x(p) = J p, but the ",
-                     rig.name(), " rig's rest positions differ from J p0 by ", (x0 - Jp).norm(),
-                     ": use the full solver, or fold the offset into the rig's parameters");
-      }
-      fast_ = fast_cd_precompute(X, T, J, p0, options_.cd, options_.fast_subspace.get());
-      state_ = fast_.initial_state();
-    }
+    solver_ = make_cd_solver(X, T, rig, options_);
+    state_ = solver_->initial_state();
   } catch (const MemoryLimitError&) {
     throw;
   } catch (const Cancelled&) {
@@ -250,20 +198,16 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
   }
   precompute_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
   state_.p = p0;
-  p_prev_ = p0;
-  x_rig_ = rig.positions(p0);
-  x_rig_rest_ = x_rig_;
-  boundary_ = boundary_vertices(T);
-  x_rig_prev_ = x_rig_;
-  x_rig_dot_ = VectorXd::Zero(x_rig_.size());
-  rig_current_ = prev_current_ = rig_dot_current_ = true;
-  x_next_.resize(x_rig_.size());
+  rig_motion_ = RigMotion(rig_, options_.cd.dt);
+  rig_motion_.reset(p0);
+  x_rig_rest_ = rig_motion_.x();
+  boundary_mask_ = VectorXd::Zero(n_ * dim_);
+  const VectorXi boundary = boundary_vertices(T);
+  for (Index k = 0; k < boundary.size(); ++k) boundary_mask_.segment(boundary[k] * dim_, dim_).setOnes();
   uc_ = VectorXd::Zero(n_ * dim_);
   uc_dot_ = VectorXd::Zero(n_ * dim_);
-  lifted_ = true;
-  Cu_.resize(rig.num_params());
-  C_norm_ = constraint().C.norm();
-  const SparseMatrix& Mv = options_.solver == SolverKind::Full ? full_.Mv() : fast_.Mv();
+  uc_current_ = uc_dot_current_ = false;
+  const SparseMatrix& Mv = solver_->Mv();
   const Eigen::RowVectorXd lo = X.colwise().minCoeff(), hi = X.colwise().maxCoeff();
   extent_ = (hi - lo).maxCoeff();
   corners_.resize(Index{1} << dim_, dim_);
@@ -277,26 +221,23 @@ void Simulation::build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<con
   monitor_->set_stiff(stiffness > kStiff);  // (then "a stiffer material" is no advice for a divergence)
   last_ = {};
   stats_ = {};
+  travel_pending_ = false;
 }
 
 void Simulation::reset() {
-  state_ = options_.solver == SolverKind::Full ? full_.initial_state() : fast_.initial_state();
+  state_ = solver_->initial_state();
   state_.p = rig_->rest_params();
-  p_prev_ = state_.p;
-  rig_->positions(state_.p, x_rig_);
-  x_rig_prev_ = x_rig_;
-  x_rig_dot_.setZero();
-  rig_current_ = prev_current_ = rig_dot_current_ = true;
-  uc_.setZero();
-  uc_dot_.setZero();
-  lifted_ = true;
-  if (options_.solver == SolverKind::Full && !rig_->is_linear()) {
-    full_.set_rig_jacobian(rig_->jacobian(state_.p));
-    C_norm_ = constraint().C.norm();
+  rig_motion_.reset(state_.p);
+  solver_->reset(rig_motion_);
+  if (!options_.dynamics) {
+    uc_.setZero();
+    uc_dot_.setZero();
   }
+  uc_current_ = uc_dot_current_ = false;
   monitor_->reset();
   last_ = {};
   stats_ = {};
+  travel_pending_ = false;
 }
 
 void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
@@ -304,72 +245,68 @@ void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
   FASTCD_CHECK(p_next.size() == rig.num_params(), "the ", rig.name(), " rig has ", rig.num_params(),
                " parameters, the pose has ", p_next.size());
   FASTCD_CHECK(all_finite(p_next), "the rig pose for step ", stats_.steps + 1, " has NaN or Inf entries");
+  count_travel();  // the last step, before its state is replaced
   const double dt = options_.cd.dt;
-  const bool by_positions = options_.dynamics && options_.solver == SolverKind::Full && !linear_rig_;
-  if (by_positions) {
-    // The step sees the rig through its positions now, their velocity and the next ones.
-    x_rig_dot();
-    rig.positions(p_next, x_next_);
-  }
-  const bool had_positions = rig_current_;
-  p_prev_ = state_.p;
+  if (options_.dynamics) solver_->prepare(p_next, rig_motion_);
   const auto t0 = Clock::now();
   if (!options_.dynamics) {
     state_.p_dot = (p_next - state_.p) / dt;
     state_.p = p_next;
-  } else if (options_.solver == SolverKind::Fast) {
-    fast_.advance(state_, p_next, fast_ws_);
-  } else if (linear_rig_) {
-    full_.advance(state_, p_next, full_ws_);
   } else {
-    // Any rig: a nonlinear rig's constraint is J(p)^T M D for the pose it moves to.
-    if (!rig.is_linear()) {
-      full_.set_rig_jacobian(rig.jacobian(p_next));
-      C_norm_ = full_.constraint().C.norm();
-    }
-    full_ws_.s_next.resize(full_.state_dim());
-    full_.step_positions(state_.s, state_.s_dot, x_rig_, x_rig_dot_, x_next_, full_ws_.s_next, full_ws_);
-    detail::accept_step(state_, full_ws_.s_next, p_next, dt);
+    solver_->advance(state_, p_next, rig_motion_);
   }
   last_.step_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  // The rig positions cached for the old pose become the previous ones.
-  if (had_positions) x_rig_prev_.swap(x_rig_);
-  prev_current_ = had_positions;
-  rig_current_ = rig_dot_current_ = false;
-  if (by_positions) {
-    x_rig_.swap(x_next_);
-    rig_current_ = true;
-  }
-  lifted_ = false;
+  rig_motion_.move_to(p_next);
+  uc_current_ = uc_dot_current_ = false;
   ++stats_.steps;
   stats_.step_seconds += last_.step_seconds;
   if (!options_.monitor) return;
-  const VectorXd& u = uc();
-  const VectorXd& xr = x_rig();
-  double rig_travel = 0, travel = 0;
-  for (Index k = 0; k < boundary_.size(); ++k)
-    for (Index a = 0, i = boundary_[k] * dim_; a < dim_; ++a, ++i) {
-      rig_travel = std::max(rig_travel, std::abs(xr[i] - x_rig_rest_[i]));
-      travel = std::max(travel, std::abs(xr[i] + u[i] - x_rig_rest_[i]));
-    }
-  stats_.max_rig_travel = std::max(stats_.max_rig_travel, rig_travel);
-  stats_.max_travel = std::max(stats_.max_travel, travel);
-  stats_.max_displacement = std::max(stats_.max_displacement, u.cwiseAbs().maxCoeff());
-  // A rig that moves the mesh by half its size or more in one step: the animation jumps.
-  const double jump = dt * x_rig_dot().cwiseAbs().maxCoeff();
-  if (jump >= 0.5 * extent_) monitor_->note_rig_jump(stats_.steps, jump, describe_jump(jump));
-  monitor_->check(stats_.steps, x_rig_dot(), u, uc_dot());
-  last_.kinetic_energy = monitor_->last_kinetic();
-  const double un = std::max(u.norm(), residual_floor_);  // as residual()
-  if (un > 0 && C_norm_ > 0) {
-    Cu_.noalias() = constraint().C * u;
-    last_.residual = Cu_.norm() / (C_norm_ * un);
-  } else {
-    last_.residual = 0.0;
+  travel_pending_ = true;
+  StepMeasures m = solver_->measure(state_, rig_motion_);
+  if (m.finite && !m.max_displacement_exact && !(m.max_displacement <= monitor_->max_displacement())) {
+    // The solver's bound of max |u_c| does not settle the check: measure u_c itself.
+    const VectorXd& u = uc();
+    m.finite = u.allFinite() && uc_dot().allFinite();
+    m.max_displacement = m.finite ? u.cwiseAbs().maxCoeff() : 0.0;
+    m.max_displacement_exact = true;
   }
+  const std::string diverged = monitor_->diverged(m);
+  if (!diverged.empty()) {
+    count_travel();  // (a jump of the rig in this step is the advice's first suspect)
+    monitor_->fail(stats_.steps, diverged);
+  }
+  last_.kinetic_energy = monitor_->last_kinetic();
+  last_.residual = solver_->residual(state_, residual_floor_);
   stats_.max_residual = std::max(stats_.max_residual, last_.residual);
   stats_.max_kinetic_energy = std::max(stats_.max_kinetic_energy, last_.kinetic_energy);
   stats_.sum_kinetic_energy += last_.kinetic_energy;
+}
+
+void Simulation::count_travel() const {
+  if (!travel_pending_) return;
+  travel_pending_ = false;
+  const VectorXd& u = uc();
+  const VectorXd& xr = rig_motion_.x();
+  const VectorXd& xp = rig_motion_.x_prev();
+  // One pass over every coordinate (boundary_mask_ is 1 on the boundary's, 0 elsewhere).
+  const double *pu = u.data(), *px = xr.data(), *pp = xp.data(), *pr = x_rig_rest_.data(), *pm = boundary_mask_.data();
+  double rig_travel = 0, travel = 0, umax = 0, moved = 0;
+  const Index N = u.size();
+#pragma omp simd reduction(max : rig_travel, travel, umax, moved)
+  for (Index i = 0; i < N; ++i) {
+    umax = std::max(umax, std::abs(pu[i]));
+    moved = std::max(moved, std::abs(px[i] - pp[i]));
+    rig_travel = std::max(rig_travel, pm[i] * std::abs(px[i] - pr[i]));
+    travel = std::max(travel, pm[i] * std::abs(px[i] + pu[i] - pr[i]));
+  }
+  stats_.max_rig_travel = std::max(stats_.max_rig_travel, rig_travel);
+  stats_.max_travel = std::max(stats_.max_travel, travel);
+  stats_.max_displacement = std::max(stats_.max_displacement, umax);
+  // A rig that moves the mesh by half its size or more in one step: the animation jumps. (dt
+  // times the largest velocity (x - x_prev) / dt: the division is monotone, so dividing the
+  // largest change once gives the same number.)
+  const double dt = options_.cd.dt, jump = dt * (moved / dt);
+  if (jump >= 0.5 * extent_) monitor_->note_rig_jump(stats_.steps, jump, describe_jump(jump));
 }
 
 std::string Simulation::describe_jump(double jump) const {
@@ -377,12 +314,12 @@ std::string Simulation::describe_jump(double jump) const {
   // moves a corner of the rest bounding box the most.
   const Index d = dim_, per = d * (d + 1), P = rig_->num_params();
   const std::string name = rig_->name();
-  if (linear_rig_ && (name.rfind("lbs", 0) == 0 || name.rfind("affine", 0) == 0) && P % per == 0) {
+  if (rig_motion_.linear_rig() && (name.rfind("lbs", 0) == 0 || name.rfind("affine", 0) == 0) && P % per == 0) {
     Index worst = 0;
     double most = -1;
     for (Index h = 0; h < P / per; ++h) {
       const Eigen::Map<const MatrixXd> now(state_.p.data() + h * per, d, d + 1),
-          before(p_prev_.data() + h * per, d, d + 1);
+          before(rig_motion_.p_prev().data() + h * per, d, d + 1);
       const MatrixXd delta = now - before;
       for (Index c = 0; c < corners_.rows(); ++c) {
         const double m = (delta.leftCols(d) * corners_.row(c).transpose() + delta.col(d)).cwiseAbs().maxCoeff();
@@ -396,6 +333,7 @@ std::string Simulation::describe_jump(double jump) const {
 }
 
 std::vector<std::string> Simulation::warnings() const {
+  count_travel();
   std::vector<std::string> out;
   if (monitor_ && !monitor_->rig_jump().empty())
     out.push_back("the animation jumps: " + monitor_->rig_jump() +
@@ -429,82 +367,61 @@ std::vector<std::string> Simulation::warnings() const {
 }
 
 const VectorXd& Simulation::uc() const {
-  if (options_.solver == SolverKind::Full) return options_.dynamics ? state_.s : uc_;
-  if (!lifted_) {
-    if (options_.dynamics) {
-      fast_.lift(state_.s, uc_);
-      fast_.lift(state_.s_dot, uc_dot_);
-    }
-    lifted_ = true;
+  if (!options_.dynamics) return uc_;
+  if (!uc_current_) {
+    uc_is_state_ = &solver_->lift(state_.s, uc_) == &state_.s;
+    uc_current_ = true;
   }
-  return uc_;
+  return uc_is_state_ ? state_.s : uc_;
 }
 
 const VectorXd& Simulation::uc_dot() const {
-  if (options_.solver == SolverKind::Full) return options_.dynamics ? state_.s_dot : uc_dot_;
-  uc();
-  return uc_dot_;
-}
-
-const VectorXd& Simulation::x_rig() const {
-  if (!rig_current_) {
-    rig_->positions(state_.p, x_rig_);
-    rig_current_ = true;
+  if (!options_.dynamics) return uc_dot_;
+  if (!uc_dot_current_) {
+    uc_dot_is_state_ = &solver_->lift(state_.s_dot, uc_dot_) == &state_.s_dot;
+    uc_dot_current_ = true;
   }
-  return x_rig_;
+  return uc_dot_is_state_ ? state_.s_dot : uc_dot_;
 }
 
-const VectorXd& Simulation::x_rig_dot() const {
-  if (!rig_dot_current_) {
-    x_rig();
-    if (!prev_current_) {
-      rig_->positions(p_prev_, x_rig_prev_);
-      prev_current_ = true;
-    }
-    x_rig_dot_ = (x_rig_ - x_rig_prev_) / options_.cd.dt;
-    rig_dot_current_ = true;
-  }
-  return x_rig_dot_;
-}
-
-MatrixXd Simulation::positions() const { return unflatten(x_rig() + uc(), dim_); }
-MatrixXd Simulation::rig_positions() const { return unflatten(x_rig(), dim_); }
-MatrixXd Simulation::displacement() const { return unflatten(uc(), dim_); }
-MatrixXd Simulation::velocities() const { return unflatten(x_rig_dot() + uc_dot(), dim_); }
-
-double Simulation::residual() const {
+MatrixXd Simulation::positions() const {
+  const VectorXd& xr = rig_motion_.x();
   const VectorXd& u = uc();
-  // Relative to u_c, but never to less than 1e-8 of the mesh's own size: a complementary
-  // displacement at rounding level would otherwise give a ratio of two rounding errors.
-  const double un = std::max(u.norm(), residual_floor_);
-  return un > 0 && C_norm_ > 0 ? (constraint().C * u).norm() / (C_norm_ * un) : 0.0;
+  MatrixXd x(n_, dim_);
+  for (Index a = 0; a < dim_; ++a)
+    for (Index v = 0; v < n_; ++v) x(v, a) = xr[v * dim_ + a] + u[v * dim_ + a];
+  count_travel();  // (its u_c and rig positions are lifted now)
+  return x;
 }
 
-double Simulation::kinetic_energy() const {
-  const SparseMatrix& Mv = options_.solver == SolverKind::Full ? full_.Mv() : fast_.Mv();
-  return 0.5 * uc_dot().cwiseAbs2().dot(Mv.diagonal());
+MatrixXd Simulation::rig_positions() const {
+  MatrixXd x = unflatten(rig_motion_.x(), dim_);
+  count_travel();
+  return x;
 }
 
-const ComplementarityConstraint& Simulation::constraint() const {
-  return options_.solver == SolverKind::Full ? full_.constraint() : fast_.constraint();
+MatrixXd Simulation::displacement() const {
+  MatrixXd u = unflatten(uc(), dim_);
+  count_travel();
+  return u;
 }
 
-LeakFieldKind Simulation::leak_field_used() const {
-  return options_.solver == SolverKind::Full ? full_.leak_field_used() : fast_.leak_field_used();
-}
+MatrixXd Simulation::velocities() const { return unflatten(rig_motion_.x_dot() + uc_dot(), dim_); }
 
-const VectorXd& Simulation::D() const { return options_.solver == SolverKind::Full ? full_.D() : fast_.D(); }
+double Simulation::residual() const { return solver_->residual(state_, residual_floor_); }
+
+double Simulation::kinetic_energy() const { return solver_->kinetic_energy(state_); }
+
+const ComplementarityConstraint& Simulation::constraint() const { return solver_->constraint(); }
+
+LeakFieldKind Simulation::leak_field_used() const { return solver_->leak_field_used(); }
+
+const VectorXd& Simulation::D() const { return solver_->D(); }
 
 std::size_t Simulation::memory_bytes() const {
-  const std::size_t solver = options_.solver == SolverKind::Full ? full_.memory_bytes() : fast_.memory_bytes();
-  const std::size_t state = vector_bytes(
-      {&state_.s, &state_.s_dot, &state_.p, &state_.p_dot, &x_rig_, &x_rig_dot_, &x_next_, &uc_, &uc_dot_, &Cu_});
-  const std::size_t ws =
-      vector_bytes({&full_ws_.Jp, &full_ws_.yhat, &full_ws_.b0, &full_ws_.x, &full_ws_.F, &full_ws_.R, &full_ws_.b,
-                    &full_ws_.u_prev, &full_ws_.lambda, &full_ws_.scratch, &full_ws_.s_next, &fast_ws_.q, &fast_ws_.z0,
-                    &fast_ws_.F0, &fast_ws_.F, &fast_ws_.r, &fast_ws_.zprev, &fast_ws_.g, &fast_ws_.s_next}) +
-      sizeof(float) * static_cast<std::size_t>(fast_ws_.Vf.size() + fast_ws_.rf.size());
-  return solver + state + ws;
+  return solver_->memory_bytes() + rig_motion_.memory_bytes() +
+         vector_bytes(
+             {&state_.s, &state_.s_dot, &state_.p, &state_.p_dot, &uc_, &uc_dot_, &x_rig_rest_, &boundary_mask_});
 }
 
 }  // namespace fastcd

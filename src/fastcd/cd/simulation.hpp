@@ -1,9 +1,9 @@
 #pragma once
 // Simulation: one object that runs complementary dynamics on a mesh under a rig, for either
-// solver (full order, Zhang et al. 2020; fast, Benchekroun et al. 2023). It owns the
-// precomputed solver, the state, the workspace, the divergence monitor and the per-frame
-// statistics, so every caller (the CLI's run / tutorial / bench, the Python module, the tests)
-// advances a roll-out the same way:
+// solver (full order, Zhang et al. 2020; fast, Benchekroun et al. 2023), seen through one
+// interface (CDSolver, cd_solver.hpp). It owns the precomputed solver, the state, the
+// workspace, the divergence monitor and the per-frame statistics, so every caller (the CLI's run / tutorial / bench,
+// the Python module, the tests) advances a roll-out the same way:
 //
 //   Simulation sim(X, T, rig, options);
 //   for (const VectorXd& p : poses) sim.advance(p);   // one time step to rig pose p
@@ -14,35 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "fastcd/cd/cd_solver.hpp"
 #include "fastcd/cd/divergence.hpp"
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/full_cd.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
+#include "fastcd/cd/rig_motion.hpp"
+#include "fastcd/cd/simulation_options.hpp"
 
 namespace fastcd {
-
-/// The two solvers: full order (every element rotates, the constraint is solved exactly) and
-/// fast (skinning-eigenmode subspace, clustered rotations; the Python `ReducedCD`).
-enum class SolverKind { Full, Fast };
-
-/// "full" or "fast".
-std::string to_string(SolverKind kind);
-/// Parses "full" or "fast". @throws std::invalid_argument otherwise.
-SolverKind solver_kind(const std::string& name);
-
-struct SimulationOptions {
-  SolverKind solver = SolverKind::Full;
-  CDOptions cd;                           ///< time step, material, iterations, modes, clusters, leak field, gravity
-  bool dynamics = true;                   ///< false: the rig alone (u_c = 0), e.g. to bake the rig's own motion
-  bool monitor = true;                    ///< per step: divergence check, constraint residual, kinetic energy
-                                          ///< (false: advance is the solver step alone, for benchmarks)
-  double divergence_extent_ratio = 10.0;  ///< see DivergenceMonitor
-  double divergence_energy_ratio = 1e4;
-  /// Fast solver: the leak field, modes and clusters of an earlier precompute of the same mesh,
-  /// rig and settings (FastCD::subspace, e.g. from a precompute cache); null computes them.
-  std::shared_ptr<const FastCDSubspace> fast_subspace;
-};
 
 /// What one step measured (monitor on; step_seconds always).
 struct FrameStats {
@@ -80,6 +61,12 @@ class Simulation {
   /// The same for a linear rig x = J p with rest pose p0.
   Simulation(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T, const SparseMatrix& J,
              const Eigen::Ref<const VectorXd>& p0, const SimulationOptions& options = {});
+  /// Copies share the (immutable) precompute; each has its own state and workspace.
+  Simulation(const Simulation& o);
+  Simulation& operator=(const Simulation& o);
+  Simulation(Simulation&&) noexcept;
+  Simulation& operator=(Simulation&&) noexcept;
+  ~Simulation();
 
   /// One time step (dt) to rig pose p_next (#p): the rig moves, the solver steps the
   /// complementary motion, velocities follow by finite differences, and (monitor on) the step
@@ -104,7 +91,10 @@ class Simulation {
   double residual() const;
   double kinetic_energy() const;  ///< 1/2 u_c_dot^T M u_c_dot now
   const FrameStats& last_step() const { return last_; }
-  const SimulationStats& stats() const { return stats_; }
+  const SimulationStats& stats() const {
+    count_travel();
+    return stats_;
+  }
   /// What the steps so far say about the settings, in words (empty when nothing is odd): the
   /// simulated mesh held in place while the rig moves it (a material far too soft or heavy, or a
   /// time step far too short, for the rig to carry it), or secondary motion too small to see.
@@ -119,8 +109,10 @@ class Simulation {
   Index num_vertices() const { return n_; }
   Index num_params() const { return rig_->num_params(); }
   /// The solver (nullptr for the other kind).
-  const FullCD* full() const { return options_.solver == SolverKind::Full ? &full_ : nullptr; }
-  const FastCD* fast() const { return options_.solver == SolverKind::Fast ? &fast_ : nullptr; }
+  const FullCD* full() const { return solver_->full(); }
+  const FastCD* fast() const { return solver_->fast(); }
+  /// The solver as the simulation sees it (CDSolver: stepping, lifting, measuring).
+  const CDSolver& cd_solver() const { return *solver_; }
   const ComplementarityConstraint& constraint() const;  ///< the current frame's C = J(p)^T M D
   const VectorXd& D() const;                            ///< #V momentum-leak field
   LeakFieldKind leak_field_used() const;                ///< the field D is (options' kind, or Centroid)
@@ -130,42 +122,39 @@ class Simulation {
 
  private:
   void build(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T);
-  const VectorXd& uc() const;         ///< u_c (#V*dim), lifted on demand for the fast solver
-  const VectorXd& uc_dot() const;     ///< its velocity
-  const VectorXd& x_rig() const;      ///< rig positions x(p) now (#V*dim), evaluated on demand
-  const VectorXd& x_rig_dot() const;  ///< (x(p) - x(p_prev)) / dt, on demand
+  const VectorXd& uc() const;      ///< u_c (#V*dim), lifted on demand
+  const VectorXd& uc_dot() const;  ///< its velocity
+  /// Counts the last step in the statistics that need positions (the travel on the boundary,
+  /// the largest |u_c|, a jump of the rig) when it has not been counted yet: when its positions
+  /// are read (positions() and the like lift them anyway), before the next step, or when the
+  /// statistics are read. The step's own check needs none of it (the solver measures in its own
+  /// coordinates), so a step whose positions nobody reads is counted in one lift at the next.
+  void count_travel() const;
   /// The cause of a rig jump of `jump` in the last step, in words ("handle 3 of 5 ... moves 2.1").
   std::string describe_jump(double jump) const;
 
   SimulationOptions options_;
   std::shared_ptr<const Rig> rig_;
   Index dim_ = 0, n_ = 0;
-  FullCD full_;
-  FastCD fast_;
+  std::unique_ptr<CDSolver> solver_;
   CDState state_;
-  FullCD::Workspace full_ws_;
-  FastCD::Workspace fast_ws_;
-  // Rig positions are evaluated only when something reads them (positions(), the monitor, a
-  // rig that is not a LinearRig in full order): a fast step then touches nothing of mesh size.
-  VectorXd p_prev_;                                  ///< the pose before the last step
-  mutable VectorXd x_rig_, x_rig_prev_, x_rig_dot_;  ///< x(p), x(p_prev), their difference / dt
-  mutable bool rig_current_ = false, prev_current_ = false, rig_dot_current_ = false;
-  VectorXd x_next_;               ///< scratch: x(p_next)
-  mutable VectorXd uc_, uc_dot_;  ///< lifted u_c and velocity (fast solver)
-  mutable bool lifted_ = false;
-  std::optional<DivergenceMonitor> monitor_;
-  bool linear_rig_ = true;        ///< a LinearRig: full order steps in parameters
-  double C_norm_ = 0.0;           ///< ||C||_F of the current constraint
+  // Rig positions are evaluated only when something reads them (positions(), the statistics, a
+  // rig the full solver steps in positions): a fast step then touches nothing of mesh size.
+  RigMotion rig_motion_;
+  mutable VectorXd uc_, uc_dot_;  ///< lifted u_c and velocity (zero without dynamics)
+  mutable bool uc_current_ = false, uc_dot_current_ = false;
+  mutable bool uc_is_state_ = false, uc_dot_is_state_ = false;  ///< the solver's u_c is s itself (full order)
+  mutable bool travel_pending_ = false;                         ///< the last step is not in the travel statistics yet
+  mutable std::optional<DivergenceMonitor> monitor_;
   double residual_floor_ = 0.0;   ///< 1e-8 ||X||: the smallest ||u_c|| residual() divides by
   double extent_ = 0.0;           ///< the rest mesh's size (largest bounding-box side)
   double stiffness_ratio_ = 0.0;  ///< a typical element's stiffness over its mass / dt^2
   VectorXd x_rig_rest_;           ///< x(p0), for the travel statistics
-  VectorXi boundary_;             ///< the boundary\'s vertices (the travel statistics\' vertices)
+  VectorXd boundary_mask_;        ///< #V*dim: 1 on the boundary's vertices (the travel statistics'), 0 elsewhere
   MatrixXd corners_;              ///< the rest bounding box's 2^dim corners (rows), to measure handle jumps
-  VectorXd Cu_;                   ///< scratch: C u_c
   double precompute_s_ = 0.0;
   FrameStats last_;
-  SimulationStats stats_;
+  mutable SimulationStats stats_;
 };
 
 }  // namespace fastcd
