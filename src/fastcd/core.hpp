@@ -1,6 +1,6 @@
 #pragma once
 // Umbrella header of fastcd::core: every public function of common, geometry, subspace,
-// solvers, rigs and cd (the numerics; no files, no printing).
+// solvers, materials, rigs and cd (the numerics; no files, no printing).
 #include "fastcd/cd/cd_solver.hpp"
 #include "fastcd/cd/complementarity.hpp"
 #include "fastcd/cd/divergence.hpp"
@@ -33,13 +33,17 @@
 #include "fastcd/geometry/lbs_jacobian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
 #include "fastcd/geometry/normalize_and_center.hpp"
+#include "fastcd/geometry/stiffness_matrix.hpp"
 #include "fastcd/geometry/subdivide_simplices.hpp"
 #include "fastcd/geometry/triangulated_grid.hpp"
 #include "fastcd/geometry/volume.hpp"
 #include "fastcd/geometry/ympr_to_lame.hpp"
+#include "fastcd/materials/arap.hpp"
+#include "fastcd/materials/arap_elements.hpp"
+#include "fastcd/materials/material.hpp"
+#include "fastcd/materials/material_kind.hpp"
 #include "fastcd/rigs/cage_coordinates.hpp"
 #include "fastcd/rigs/wire_deformer.hpp"
-#include "fastcd/solvers/arap_elements.hpp"
 #include "fastcd/solvers/block_coord.hpp"
 #include "fastcd/solvers/kron_cholesky.hpp"
 #include "fastcd/solvers/polar_svd.hpp"

@@ -2,7 +2,7 @@
 """The library's layering (docs/architecture.md), checked on every source file of src/fastcd:
 
 * a folder includes only the folders below it:
-    common <- geometry <- subspace <- solvers <- rigs <- cd      (fastcd::core)
+    common <- geometry <- subspace <- solvers <- materials <- rigs <- cd   (fastcd::core)
     io: common only                                              (fastcd::io, file formats)
     meshing: the core and io                                     (fastcd::meshing, tet meshes)
     scene: the core, io and meshing                              (fastcd::scene)
@@ -24,13 +24,14 @@ import pathlib
 import re
 import sys
 
-CORE = ["common", "geometry", "subspace", "solvers", "rigs", "cd"]
+CORE = ["common", "geometry", "subspace", "solvers", "materials", "rigs", "cd"]
 ALLOWED = {
     "common": {"common"},
     "geometry": {"common", "geometry"},
     "subspace": {"common", "geometry", "subspace"},
     "solvers": {"common", "geometry", "subspace", "solvers"},
-    "rigs": {"common", "geometry", "subspace", "solvers", "rigs"},
+    "materials": {"common", "geometry", "subspace", "solvers", "materials"},
+    "rigs": {"common", "geometry", "subspace", "solvers", "materials", "rigs"},
     "cd": set(CORE),
     "io": {"common", "io"},
     "meshing": set(CORE) | {"io", "meshing"},
@@ -96,6 +97,8 @@ def self_test():
         "geometry/c.cpp": '#include "fastcd/io/mesh_io.hpp"\n',
         "cd/d.cpp": '#include <cairo.h>\n#include <nlohmann/json.hpp>\n',
         "solvers/e.cpp": 'void f() { std::printf("x"); std::cerr << 1; }\n',
+        "solvers/g.cpp": '#include "fastcd/materials/arap.hpp"\n',
+        "materials/h.cpp": '#include "fastcd/cd/rig.hpp"\n#include "fastcd/solvers/polar_svd.hpp"\n',
         "viz/f.hpp": '#if __has_include("x.hpp")\n#endif\n#include "fastcd/scene/scene.hpp"\n',
         "scene/g.cpp": '#include "fastcd/bake/bake.hpp"\n',
         "common/ok.cpp": '#include "fastcd/common/types.hpp"\n// std::cout in a comment is fine\n'
@@ -112,8 +115,8 @@ def self_test():
         with contextlib.redirect_stdout(out):
             rc = main(d)
         lines = [l for l in out.getvalue().splitlines() if not l.startswith("check_layering:")]
-    expected = 9  # io->cd, io->scene, geometry->io, cairo, json, printing (one per line), has_include, viz->scene,
-    # scene->bake
+    expected = 11  # io->cd, io->scene, geometry->io, cairo, json, printing (one per line), has_include, viz->scene,
+    # scene->bake, solvers->materials, materials->cd
     ok = rc == 1 and len(lines) == expected and not any("common/ok.cpp" in l for l in lines)
     print("\n".join(lines))
     print(f"self-test: {len(lines)} problems found, {expected} expected: {'ok' if ok else 'FAILED'}")

@@ -9,9 +9,9 @@
 #include "fastcd/common/memory.hpp"
 #include "fastcd/common/progress.hpp"
 #include "fastcd/common/simd.hpp"
-#include "fastcd/geometry/dirichlet_laplacian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
-#include "fastcd/solvers/arap_elements.hpp"
+#include "fastcd/geometry/stiffness_matrix.hpp"
+#include "fastcd/materials/arap_elements.hpp"
 #include "fastcd/solvers/kron_cholesky.hpp"
 #include "fastcd/solvers/polar_svd.hpp"
 
@@ -227,7 +227,9 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   constexpr const char* kWork = "precompute (full order)";
   detail::report_progress(kWork, "elastic operators", 0, 4);
   f->op = elastic_operators(X, T, options.ym, options.pr, options.rho);
-  f->Hs = SparseMatrix(dirichlet_laplacian(X, T, f->op.mu) + massmatrix(X, T, options.rho) / (options.dt * options.dt));
+  // The stiffness FastCD also factors (elastic_operators' L, one construction), its scalar block.
+  f->Hs =
+      SparseMatrix(kron_identity_block(f->op.L, f->dim) + massmatrix(X, T, options.rho) / (options.dt * options.dt));
   detail::report_progress(kWork, "factorising the system matrix", 1, 4);
   f->H_factor.compute(f->Hs, f->dim, options.backend);
   f->arap = arap_elements(X, T, f->op.mu_vol);

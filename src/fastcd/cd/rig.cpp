@@ -41,6 +41,25 @@ VectorXd rig_rest(const SparseMatrix& J, const SparseMatrix& Mv, const Eigen::Re
 
 SparseMatrix Rig::jacobian(const Eigen::Ref<const VectorXd>& p) const { return finite_difference_jacobian(*this, p); }
 
+MatrixXd Rig::handle_frame(const Eigen::Ref<const VectorXd>&, Index) const {
+  throw std::invalid_argument("the " + name() +
+                              " rig reports no handle frames (its parameters are not handles with a position and "
+                              "an orientation)");
+}
+
+namespace {
+
+/// The checks every handle_frame shares: k in range, p of the rig's size and finite.
+void check_frame_query(const Rig& rig, const Eigen::Ref<const VectorXd>& p, Index k) {
+  FASTCD_CHECK(k >= 0 && k < rig.num_handles(), "the ", rig.name(), " rig has ", rig.num_handles(),
+               " handles, asked for the frame of handle ", k);
+  FASTCD_CHECK(p.size() == rig.num_params(), rig.name(), " rig: p has ", p.size(), " entries, expected ",
+               rig.num_params());
+  check_finite(p, "p", "handle_frame");
+}
+
+}  // namespace
+
 VectorXd Rig::positions(const Eigen::Ref<const VectorXd>& p) const {
   FASTCD_CHECK(p.size() == num_params(), name(), " rig: p has ", p.size(), " entries, expected ", num_params());
   check_finite(p, "p", "Rig::positions");
@@ -74,11 +93,41 @@ SparseMatrix finite_difference_jacobian(const Rig& rig, const Eigen::Ref<const V
   return J;
 }
 
-LinearRig::LinearRig(SparseMatrix J_, VectorXd p0_, Index dim_, std::string name_)
-    : J(std::move(J_)), p0(std::move(p0_)), dim_(dim_), name_(std::move(name_)) {
+LinearRig::LinearRig(SparseMatrix J_, VectorXd p0_, Index dim_, std::string name_, RigParams params)
+    : J(std::move(J_)), p0(std::move(p0_)), dim_(dim_), name_(std::move(name_)), params_(params) {
   FASTCD_CHECK(dim_ == 2 || dim_ == 3, "rig dimension must be 2 or 3, got ", dim_);
   FASTCD_CHECK(J.rows() % dim_ == 0, "rig Jacobian has ", J.rows(), " rows, not a multiple of dim ", dim_);
   FASTCD_CHECK(p0.size() == J.cols(), "rest pose has ", p0.size(), " entries, J has ", J.cols(), " columns");
+  if (params_ == RigParams::AffineHandles)
+    FASTCD_CHECK(J.cols() % (dim_ * (dim_ + 1)) == 0, "a rig of affine handles needs ", dim_ * (dim_ + 1),
+                 " parameters per handle, J has ", J.cols(), " columns");
+  if (params_ == RigParams::HandlePoints)
+    FASTCD_CHECK(J.cols() % dim_ == 0, "a rig of handle points needs ", dim_, " parameters per handle, J has ",
+                 J.cols(), " columns");
+}
+
+Index LinearRig::num_handles() const {
+  switch (params_) {
+    case RigParams::AffineHandles:
+      return J.cols() / (dim_ * (dim_ + 1));
+    case RigParams::HandlePoints:
+      return J.cols() / dim_;
+    case RigParams::Unspecified:
+      break;
+  }
+  return 0;
+}
+
+MatrixXd LinearRig::handle_frame(const Eigen::Ref<const VectorXd>& p, Index k) const {
+  FASTCD_CHECK(params_ != RigParams::HandlePoints, "the ", name_,
+               " rig's handles are points (cage vertices): a point has a position but no orientation, so it has "
+               "no frame");
+  FASTCD_CHECK(params_ == RigParams::AffineHandles, "the ", name_,
+               " rig was built from a bare Jacobian, without a parameter layout, so it has no handle frames "
+               "(build it with lbs_rig, or give LinearRig RigParams::AffineHandles)");
+  check_frame_query(*this, p, k);
+  const Index n = dim_ * (dim_ + 1);
+  return p.segment(k * n, n).reshaped(dim_, dim_ + 1);
 }
 
 void LinearRig::positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const {
@@ -90,12 +139,12 @@ void LinearRig::positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<Vector
 LinearRig lbs_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXd>& W, const SparseMatrix& Mv) {
   SparseMatrix J = lbs_jacobian(X, W);
   VectorXd p0 = rig_rest(J, Mv, X);
-  return LinearRig(std::move(J), std::move(p0), X.cols(), "lbs");
+  return LinearRig(std::move(J), std::move(p0), X.cols(), "lbs", RigParams::AffineHandles);
 }
 
 LinearRig affine_handle_rig(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& Mv) {
   LinearRig r = lbs_rig(X, MatrixXd::Ones(X.rows(), 1), Mv);
-  return LinearRig(r.J, r.p0, X.cols(), "affine handle");
+  return LinearRig(r.J, r.p0, X.cols(), "affine handle", RigParams::AffineHandles);
 }
 
 LinearRig point_handle_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const MatrixXi>& T,
@@ -110,7 +159,7 @@ LinearRig point_handle_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref
     pins.push_back({v});
   }
   LinearRig r = lbs_rig(X, biharmonic_weights(X, T, pins), Mv);
-  return LinearRig(r.J, r.p0, X.cols(), "lbs (point handles)");
+  return LinearRig(r.J, r.p0, X.cols(), "lbs (point handles)", RigParams::AffineHandles);
 }
 
 std::vector<Index> extremity_vertices(const Eigen::Ref<const MatrixXd>& X) {
@@ -155,7 +204,8 @@ LinearRig cage_rig(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const M
   SparseMatrix J(X.rows() * d, c * d);
   J.setFromTriplets(trip.begin(), trip.end());
   return LinearRig(std::move(J), flatten(cage_V), d,
-                   kind == CageCoordinates::MeanValue ? "cage (mean value)" : "cage (harmonic)");
+                   kind == CageCoordinates::MeanValue ? "cage (mean value)" : "cage (harmonic)",
+                   RigParams::HandlePoints);
 }
 
 struct WireRig::Impl {
@@ -175,6 +225,25 @@ void WireRig::positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd
 }
 
 SparseMatrix WireRig::jacobian(const Eigen::Ref<const VectorXd>& p) const { return wire_jacobian(impl_->w, p); }
+
+MatrixXd WireRig::handle_frame(const Eigen::Ref<const VectorXd>& p, Index k) const {
+  check_frame_query(*this, p, k);
+  const WireDeformer& w = impl_->w;
+  const Index s = k * w.samples_per_segment;  // handle k's curve sample (t = 0 of segment k, or the last)
+  const MatrixXd P = p.reshaped(2, p.size() / 2).transpose();
+  const Eigen::Vector2d pos = (w.basis.row(s) * P).transpose(), u = (w.basis_derivative.row(s) * P).transpose();
+  const double len = u.norm();
+  FASTCD_CHECK(len > 0 && std::isfinite(len), "wire rig: the curve's tangent vanishes at handle ", k,
+               " (coincident handles), so its frame is undefined");
+  const Eigen::Vector2d t = u / len, n(-t(1), t(0));
+  Eigen::Matrix2d posed, rest;
+  posed << t, n;
+  rest << w.rest.T.row(s).transpose(), w.rest.N.row(s).transpose();
+  const Eigen::Matrix2d R = posed * rest.transpose();
+  MatrixXd frame(2, 3);
+  frame << R, pos - R * w.rest.S.row(s).transpose();
+  return frame;
+}
 
 VectorXd metronome_pose(const Eigen::Ref<const VectorXd>& p0, Index dim, int i, double amp, double period) {
   FASTCD_CHECK(p0.size() >= dim && dim >= 1, "pose has ", p0.size(), " entries, dim is ", dim);

@@ -29,6 +29,26 @@ class Rig {
   virtual SparseMatrix jacobian(const Eigen::Ref<const VectorXd>& p) const;
   virtual std::string name() const { return "rig"; }
 
+  /// How many handles the rig has (bones, point handles, cage vertices, wire handles); 0 when
+  /// its parameters are not a list of handles (a bare Jacobian, a user's rig).
+  virtual Index num_handles() const { return 0; }
+  /// Handle k's frame at pose p: the dim x (dim+1) affine map [A | t] that takes a rest-space
+  /// point y attached to that handle to posed space, y -> A y + t (the identity [I | 0] at the
+  /// rest pose for LBS bones). A rest-space point carried by handle k alone (an LBS vertex with
+  /// weight 1 on bone k; a wire vertex bound to handle k's curve sample) moves exactly by it, so
+  /// a collider attached to a bone moves with it.
+  ///  * LBS rigs (lbs_rig, point_handle_rig, affine_handle_rig; FK skeletons, whose poses are the
+  ///    bones' forward-kinematics transforms, composed from their parents'): bone k's [A | t],
+  ///    read from p (column-major, lbs_jacobian's layout).
+  ///  * The wire (WireRig): the rigid moving frame of the curve sample at handle k,
+  ///    [R | s - R s0] with R = [t n][t0 n0]^T (wire_deformer.hpp).
+  ///  * Not meaningful, and throwing std::invalid_argument: cages (a cage vertex is a point: it
+  ///    has a position but no orientation), LinearRigs built from a bare Jacobian without a
+  ///    parameter layout, and rigs that do not override it.
+  /// @throws std::invalid_argument for those rigs, k outside [0, num_handles()), a p of the wrong
+  ///         size or not finite.
+  virtual MatrixXd handle_frame(const Eigen::Ref<const VectorXd>& p, Index k) const;
+
   /// x(p) as a new vector. @throws std::invalid_argument if p has the wrong size or is not finite.
   VectorXd positions(const Eigen::Ref<const VectorXd>& p) const;
 };
@@ -37,16 +57,26 @@ class Rig {
 /// max(1, |p_k|); entries below 1e-12 times the column's largest are dropped.
 SparseMatrix finite_difference_jacobian(const Rig& rig, const Eigen::Ref<const VectorXd>& p, double eps = 1e-6);
 
+/// What a linear rig's parameters p are.
+enum class RigParams {
+  Unspecified,    ///< a bare Jacobian: no handle layout known (no handle frames)
+  AffineHandles,  ///< column-major [A | t] per handle, dim*(dim+1) each (lbs_jacobian's layout)
+  HandlePoints,   ///< one position per handle, dim each (cage vertices): points, no frames
+};
+
 /// A linear rig x = J p: LBS (bones: column-major [A|t] per bone, see lbs_jacobian), point
 /// handles, tutorial 23's single affine handle, cages (cage vertex positions). Keeps the public
-/// members `J` and `p0` the solvers take.
+/// members `J` and `p0` the solvers take. `params` says what p is (the builders below set it),
+/// which decides num_handles and handle_frame.
 class LinearRig : public Rig {
  public:
   SparseMatrix J;  ///< #V*dim x #p
   VectorXd p0;     ///< #p rest pose
 
   LinearRig() = default;
-  LinearRig(SparseMatrix J_, VectorXd p0_, Index dim_, std::string name_ = "linear");
+  /// @throws std::invalid_argument for bad shapes, or when #p does not fit `params`' layout.
+  LinearRig(SparseMatrix J_, VectorXd p0_, Index dim_, std::string name_ = "linear",
+            RigParams params = RigParams::Unspecified);
   Index dim() const override { return dim_; }
   Index num_vertices() const override { return dim_ > 0 ? J.rows() / dim_ : 0; }
   Index num_params() const override { return J.cols(); }
@@ -55,11 +85,15 @@ class LinearRig : public Rig {
   void positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const override;
   SparseMatrix jacobian(const Eigen::Ref<const VectorXd>&) const override { return J; }
   std::string name() const override { return name_; }
+  RigParams params() const { return params_; }
+  Index num_handles() const override;
+  MatrixXd handle_frame(const Eigen::Ref<const VectorXd>& p, Index k) const override;
   using Rig::positions;
 
  private:
   Index dim_ = 0;
   std::string name_;
+  RigParams params_ = RigParams::Unspecified;
 };
 
 /// Tutorial 23's rig_rest: p0 = argmin_p ||J p - x||_M, x = flatten(X). When J has dependent
@@ -113,6 +147,8 @@ class WireRig : public Rig {
   void positions(const Eigen::Ref<const VectorXd>& p, Eigen::Ref<VectorXd> x) const override;
   SparseMatrix jacobian(const Eigen::Ref<const VectorXd>& p) const override;
   std::string name() const override { return "wire"; }
+  Index num_handles() const override { return p0_.size() / 2; }
+  MatrixXd handle_frame(const Eigen::Ref<const VectorXd>& p, Index k) const override;
   using Rig::positions;
 
  private:

@@ -5,6 +5,7 @@
 #include "fastcd/common/check.hpp"
 #include "fastcd/geometry/deformation_jacobian.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
+#include "fastcd/geometry/stiffness_matrix.hpp"
 #include "fastcd/geometry/volume.hpp"
 #include "fastcd/geometry/ympr_to_lame.hpp"
 
@@ -23,7 +24,7 @@ ElasticOperators elastic_operators(const Eigen::Ref<const MatrixXd>& X, const Ei
   op.mu_vol = op.mu * op.vol;
   op.AMu = sparse_diagonal(op.mu_vol);
   op.AMue = sparse_diagonal(op.mu_vol.replicate(1, op.dim * op.dim).transpose().reshaped());
-  op.L = SparseMatrix(op.G.transpose() * op.AMue * op.G);
+  op.L = stiffness_matrix(op.G, op.mu_vol, op.dim);  // the one construction both solvers factor
   return op;
 }
 

@@ -12,7 +12,7 @@ struct ElasticOperators {
   VectorXd mu_vol;    ///< #T  mu * |vol_e|  (the diagonal of AMu)
   SparseMatrix AMu;   ///< #T x #T diag(mu * vol)
   SparseMatrix AMue;  ///< #T*dim^2 diagonal kron(AMu, I_{dim^2})
-  SparseMatrix L;     ///< #V*dim ARAP stiffness G^T AMue G (symmetric PSD)
+  SparseMatrix L;     ///< #V*dim ARAP stiffness G^T AMue G = stiffness_matrix(G, mu_vol, dim) (symmetric PSD)
   double mu = 0.0;    ///< first Lame parameter (the only one ARAP uses)
 };
 

@@ -1,4 +1,4 @@
-#include "fastcd/solvers/arap_elements.hpp"
+#include "fastcd/materials/arap_elements.hpp"
 
 #include <algorithm>
 #include <limits>
