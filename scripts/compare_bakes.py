@@ -20,7 +20,10 @@ once) — and compares every output file except run.json's timings and the previ
                  the one rounding step that such a change can flip
   DIFFERENT      anything else (another vertex count, another structure, a larger change)
 
-run.json is compared key by key with its timings, memory figures and paths left out. The exit
+run.json is compared key by key with its timings, memory figures and paths left out (a key only
+the new program writes is listed, not counted as a change; a key it lost is a difference), numbers to
+1e-9 relative (the statistics of positions equal to 1e-12) and constraint residuals below 1e-12
+(rounding) as equal. The exit
 status is 0 only when every case is identical or within 1e-12. Needs Debian's python3-numpy.
 """
 import argparse
@@ -119,9 +122,11 @@ def compare_json(a, b, where="run.json"):
         for k in sorted(set(a) | set(b)):
             if volatile(k):
                 continue
-            if k not in a or k not in b:
-                diffs.append(f"{where}.{k}: only in {'after' if k not in a else 'before'}")
+            if k not in b:
+                diffs.append(f"{where}.{k}: lost (only in before)")
                 continue
+            if k not in a:
+                continue  # a key the new program adds (listed by added_keys), not a changed result
             diffs += compare_json(a[k], b[k], f"{where}.{k}")
     elif isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
@@ -132,7 +137,9 @@ def compare_json(a, b, where="run.json"):
     elif isinstance(a, float) or isinstance(b, float):
         if not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
             diffs.append(f"{where}: {a!r} vs {b!r}")
-        elif not (a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))):
+        elif not (a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b)) or
+                  ("residual" in where and max(abs(a), abs(b)) <= 1e-12)):
+            # A relative residual below 1e-12 is rounding: a sum in another order changes it.
             diffs.append(f"{where}: {a!r} vs {b!r}")
     elif a != b:
         diffs.append(f"{where}: {a!r} vs {b!r}")
@@ -246,8 +253,12 @@ def compare_file(a, b, size):
             fb = np.frombuffer(bb[: len(bb) // 4 * 4], dtype="<f4")
             ok, detail = within(fa, fb, size, True)
         elif suffix == ".json" and a.name == "run.json":
-            diffs = compare_json(json.loads(a.read_text()), json.loads(b.read_text()))
-            return ("identical", "timings aside") if not diffs else ("different", "; ".join(diffs[:3]))
+            ja, jb = json.loads(a.read_text()), json.loads(b.read_text())
+            diffs = compare_json(ja, jb)
+            if diffs:
+                return "different", "; ".join(diffs[:3])
+            added = sorted(set(jb) - set(ja))
+            return "identical", (f"keys added: {', '.join(added)}" if added else "timings aside")
         elif a.name == ".fastcd-output":
             return ("identical", "") if json.loads(a.read_text()) == json.loads(b.read_text()) else (
                 "different", "lists other files")
@@ -281,6 +292,8 @@ def compare_folder(before, after):
         v, detail = compare_file(before / rel, after / rel, size)
         if v == "different":
             verdict = "different"
+            lines.append(f"{rel}: {detail}")
+        elif rel.name == "run.json" and detail.startswith("keys added"):
             lines.append(f"{rel}: {detail}")
         elif v == "within":
             if verdict == "identical":
@@ -366,7 +379,8 @@ def main():
 
     work = args.work or Path(tempfile.mkdtemp(prefix="fastcd-compare-"))
     work.mkdir(parents=True, exist_ok=True)
-    before_prog = args.before or build_revision(args.before_rev, work)
+    before_prog = (args.before or build_revision(args.before_rev, work)).resolve()
+    args.after = args.after.resolve()
     for prog in (before_prog, args.after):
         if not Path(prog).is_file():
             sys.exit(f"compare_bakes: no fastcd program at {prog}")
