@@ -29,7 +29,7 @@ std::size_t vector_bytes(std::initializer_list<const VectorXd*> vs) {
 /// W: (block * modes + k) * kLanes + lane; X: (block * dim + l) * kLanes + lane.
 template <int dim>
 void lift_blocks(const double* __restrict W, const double* __restrict X, const double* __restrict G, Index modes,
-                   Index n, double* __restrict u) {
+                 Index n, double* __restrict u) {
   using V = double __attribute__((vector_size(kLanes * sizeof(double))));
   constexpr int na = dim * (dim + 1);
   const Index blocks = (n + kLanes - 1) / kLanes;
