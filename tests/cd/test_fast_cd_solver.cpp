@@ -145,7 +145,10 @@ struct FullVectorMonitor {
 double relative(double a, double b) { return std::abs(a - b) / std::max({std::abs(a), std::abs(b), 1e-300}); }
 
 TEST(FastCDSolver, ReducedMonitorEqualsTheFullVectorOne) {
-  for (const FastCase& c : cases())
+  for (const FastCase& c : cases()) {
+    // The tiny grid under one affine handle moves (to rounding) only as the rig does: nothing
+    // secondary to compare the two monitors on. The other cases have it.
+    if (c.name == "tiny") continue;
     for (const bool read_positions : {true, false}) {
       Simulation sim(c.m.X, c.m.T, c.rig, fast_options(c));
       FullVectorMonitor ref(sim, c.m);
@@ -179,6 +182,7 @@ TEST(FastCDSolver, ReducedMonitorEqualsTheFullVectorOne) {
       EXPECT_GT(st.max_displacement, 1e-6 * ref.extent) << c.name << ": no secondary motion to compare";
       RecordProperty(c.name + "_max_residual", test::sci(worst_residual));
     }
+  }
 }
 
 TEST(FastCDSolver, ADivergenceIsCaughtAtItsStepWithTheLiftedDisplacement) {
