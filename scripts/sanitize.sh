@@ -5,12 +5,14 @@
 #   scripts/sanitize.sh [ctest arguments...]      e.g. scripts/sanitize.sh -R Malformed
 #
 # Environment:
-#   JOBS=N          build parallelism (default: nproc)
+#   JOBS=N          build and test parallelism (default: nproc)
 #   CXX=...         compiler (default: the system c++, i.e. g++ 12 on Debian 12; clang++ works)
 #   SANITIZE_NDEBUG=1  add -DNDEBUG (Eigen and fastcd asserts off: faster, less checking)
 #
 # Flags: -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-# -O1 -g, build type "Asan" (adds nothing, so asserts stay on). The pybind11 module and the
+# -O1 -g1, build type "Asan" (adds nothing, so asserts stay on). -g1 is line tables only: every
+# report's stack still names function, file and line, and the build is lighter than with -g (no
+# type and variable information, which only a debugger needs: build one with -g for that). The pybind11 module and the
 # benchmarks are off: an ASan-instrumented extension module would need the ASan runtime
 # preloaded into python3; the tests that need the module (python_pytest) are only registered
 # when it is built, so they are simply absent here. The CLI check scripts run /usr/bin/python3
@@ -24,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 B=build-asan
 JOBS="${JOBS:-$(nproc)}"
-FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g"
+FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g1"
 [ "${SANITIZE_NDEBUG:-0}" = 1 ] && FLAGS="$FLAGS -DNDEBUG"
 
 t0=$(date +%s)
@@ -48,7 +50,7 @@ export LSAN_OPTIONS="suppressions=$(pwd)/$SUPP:print_suppressions=0${LSAN_OPTION
 export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 rc=0
-ctest --test-dir "$B" --output-on-failure "$@" || rc=$?
+ctest --test-dir "$B" -j "$JOBS" --output-on-failure "$@" || rc=$?
 t2=$(date +%s)
 echo "sanitize.sh: configure+build $((t1 - t0)) s (-j$JOBS), tests $((t2 - t1)) s, ctest exit $rc"
 exit $rc
