@@ -11,7 +11,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_bake {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -126,5 +126,5 @@ TEST_F(BakePipeline, NothingIsSimulatedWhenTheGltfOutputsCannotBeWritten) {
       "nothing was simulated: the glTF outputs cannot be written");
 }
 
-}  // namespace
+}  // namespace test_bake
 }  // namespace fastcd

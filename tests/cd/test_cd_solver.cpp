@@ -4,7 +4,7 @@
 #include "cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_cd_solver {
 
 TEST(CDSolver, TheFactoryBuildsEachKind) {
   const test::Small3D s;
@@ -81,5 +81,5 @@ TEST(CDSolver, FullOrderMeasuresAreTheFullVectors) {
   }
 }
 
-}  // namespace
+}  // namespace test_cd_solver
 }  // namespace fastcd

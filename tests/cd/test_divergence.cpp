@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_divergence {
 
 std::string message_of(const std::function<void()>& f) {
   try {
@@ -62,5 +62,5 @@ TEST(Divergence, AStiffMaterialIsNotToldToStiffen) {
   EXPECT_EQ(what.find("stiffer material"), std::string::npos) << what;
 }
 
-}  // namespace
+}  // namespace test_divergence
 }  // namespace fastcd

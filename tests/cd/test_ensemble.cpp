@@ -4,7 +4,7 @@
 #include "cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_ensemble {
 
 Simulation fast_sim(const test::Small3D& t, int modes = 6, int clusters = 12) {
   SimulationOptions o;
@@ -103,5 +103,5 @@ TEST(Ensemble, NamesTheCharacterThatFailed) {
   test::expect_throw_with<std::invalid_argument>([&] { aq.add_instance("x", 5); }, "character 5 does not exist");
 }
 
-}  // namespace
+}  // namespace test_ensemble
 }  // namespace fastcd

@@ -1,7 +1,7 @@
 #include "cd/cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_fast_cd {
 
 struct BeamFast {
   Mesh b = beam();
@@ -115,11 +115,11 @@ TEST(FastCD, RejectsBadInput) {
   test::expect_throw_with<std::invalid_argument>([&] { f.sys.step(z, z, f.rig.p0, f.rig.p0, f.rig.p0); }, "need 60");
 }
 
-}  // namespace
+}  // namespace test_fast_cd
 }  // namespace fastcd
 
 namespace fastcd {
-namespace {
+namespace test_fast_cd {
 
 /// Tutorial 23's ReducedCD.step written plainly from the reduced operators (no folding, no
 /// (cos, sin) coordinates): the reference for both iteration forms of FastCD::step.
@@ -299,5 +299,5 @@ TEST(FastCD, PrecisionNamesAndTheFullSolverRefusesMixed) {
   }
 }
 
-}  // namespace
+}  // namespace test_fast_cd
 }  // namespace fastcd

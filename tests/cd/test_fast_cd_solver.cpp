@@ -7,7 +7,7 @@
 #include "cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_fast_cd_solver {
 
 struct FastCase {
   std::string name;
@@ -219,5 +219,5 @@ TEST(FastCDSolver, ADivergenceIsCaughtAtItsStepWithTheLiftedDisplacement) {
                                               "diverged at step 1: the complementary kinetic energy");
 }
 
-}  // namespace
+}  // namespace test_fast_cd_solver
 }  // namespace fastcd

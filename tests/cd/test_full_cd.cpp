@@ -1,7 +1,7 @@
 #include "cd/cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_full_cd {
 
 struct BeamFull {
   Mesh b = beam();
@@ -218,5 +218,5 @@ TEST(FullCD, RejectsBadInput) {
                                                  "non-finite");
 }
 
-}  // namespace
+}  // namespace test_full_cd
 }  // namespace fastcd

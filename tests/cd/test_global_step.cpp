@@ -8,7 +8,7 @@
 #include "cd/cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_global_step {
 
 /// A hook from a function, counting its calls and the iterations it saw.
 struct FunctionHook : GlobalStepHook {
@@ -397,5 +397,5 @@ TEST(GlobalStep, FullZeroHookSolveAndCalls) {
   }
 }
 
-}  // namespace
+}  // namespace test_global_step
 }  // namespace fastcd

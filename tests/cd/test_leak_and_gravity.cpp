@@ -3,7 +3,7 @@
 #include "cd/cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_leak_and_gravity {
 
 TEST(LeakField, KindsAndTheirProperties) {
   const Mesh b = beam();
@@ -78,5 +78,5 @@ TEST(Gravity, EnergyStillDecreasesPerIteration) {
   }
 }
 
-}  // namespace
+}  // namespace test_leak_and_gravity
 }  // namespace fastcd

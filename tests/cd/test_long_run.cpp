@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_long_run {
 
 const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-2d/";
 
@@ -80,5 +80,5 @@ TEST(Divergence, NanAndExplodingEnergyAreCaughtWithTheStepAndAdvice) {
       "use a smaller time step (dt = 0.01 now) or a stiffer material (YM = 1e+05 now)");
 }
 
-}  // namespace
+}  // namespace test_long_run
 }  // namespace fastcd

@@ -5,7 +5,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_rig_frames {
 
 Eigen::VectorXd apply(const MatrixXd& frame, const Eigen::VectorXd& y) {
   const Index d = frame.rows();
@@ -190,5 +190,5 @@ TEST(RigFrames, KindsWithoutFramesSaySo) {
       "needs 6 parameters per handle");
 }
 
-}  // namespace
+}  // namespace test_rig_frames
 }  // namespace fastcd

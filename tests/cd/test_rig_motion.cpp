@@ -3,7 +3,7 @@
 #include "cd_fixtures.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_rig_motion {
 
 /// A rig seen only through the Rig interface: RigMotion evaluates it through positions().
 class Opaque : public Rig {
@@ -76,5 +76,5 @@ TEST(RigMotion, PositionsAreEvaluatedWhenReadAndCarriedToTheNextStep) {
   EXPECT_EQ(motion.p(), p1);
 }
 
-}  // namespace
+}  // namespace test_rig_motion
 }  // namespace fastcd

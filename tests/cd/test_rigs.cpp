@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_rigs {
 
 const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/complementary-dynamics-2d/";
 
@@ -190,5 +190,5 @@ TEST(Rigs, SceneRigOptionsAreChecked) {
   EXPECT_LT((w.poses[0] - w.rest_pose).cwiseAbs().maxCoeff(), 1e-6);
 }
 
-}  // namespace
+}  // namespace test_rigs
 }  // namespace fastcd

@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_skeleton {
 
 TEST(Skeleton, BoneParentsFollowJoints) {
   MatrixXi BE(4, 2);
@@ -73,5 +73,5 @@ TEST(Skeleton, PosePackingAndNormalisation) {
   EXPECT_LT((An.leftCols(2) * xn + An.col(2) - lhs).norm(), 1e-14);
 }
 
-}  // namespace
+}  // namespace test_skeleton
 }  // namespace fastcd

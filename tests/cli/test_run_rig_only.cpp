@@ -7,7 +7,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_run_rig_only {
 
 TEST(RunRigOnly, BakedCacheIsTheRigPose) {
   const char* dir = std::getenv("FASTCD_RIG_ONLY_RUN");
@@ -26,5 +26,5 @@ TEST(RunRigOnly, BakedCacheIsTheRigPose) {
   EXPECT_LT(worst, 1e-6);  // float32 storage
 }
 
-}  // namespace
+}  // namespace test_run_rig_only
 }  // namespace fastcd

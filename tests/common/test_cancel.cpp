@@ -20,7 +20,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_cancel {
 
 TEST(Cancel, ATokenStopsOnlyTheWorkInItsScope) {
   clear_cancel();
@@ -107,5 +107,5 @@ TEST(Cancel, NetgenStopsOnTheMeshingJobsToken) {
   EXPECT_GT(tetrahedralize(V, F).T.rows(), 0);
 }
 
-}  // namespace
+}  // namespace test_cancel
 }  // namespace fastcd

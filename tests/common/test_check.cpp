@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_check {
 
 TEST(Check, DimensionOutsideTwoOrThreeIsRejected) {
   test::expect_throw_with<std::invalid_argument>([] { check_dim(4, "f"); }, "dimension must be 2 or 3, got 4");
@@ -22,5 +22,5 @@ TEST(Check, MeshChecksNameTheOffendingEntry) {
   test::expect_throw_with<std::invalid_argument>([&] { check_mesh(X, T, "f"); }, "X(1, 1) is not finite");
 }
 
-}  // namespace
+}  // namespace test_check
 }  // namespace fastcd

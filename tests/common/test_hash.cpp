@@ -10,7 +10,7 @@
 #include "fastcd/common/hash.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_hash {
 
 TEST(Hash64, MatchesTheFnv1aTestVectors) {
   Hash64 empty;
@@ -105,5 +105,5 @@ TEST(Sha256, MatrixKeysSeeShapeValuesAndSparsity) {
   EXPECT_NE(s.hex(), t.hex());
 }
 
-}  // namespace
+}  // namespace test_hash
 }  // namespace fastcd

@@ -15,7 +15,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_memory {
 
 /// Runs `body` in a child process under an address-space limit of what is mapped now plus
 /// `headroom` bytes; the child's exit code (0: every check passed).
@@ -129,5 +129,5 @@ TEST(Memory, AFactorThatDoesNotFitIsRefusedBeforeItIsFormed) {
             0);
 }
 
-}  // namespace
+}  // namespace test_memory
 }  // namespace fastcd

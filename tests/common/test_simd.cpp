@@ -6,7 +6,7 @@
 #include "fastcd/common/simd.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_simd {
 
 TEST(Simd, MasksSelectsAndExactLaneFunctions) {
   using namespace simd;
@@ -41,5 +41,5 @@ TEST(Simd, MasksSelectsAndExactLaneFunctions) {
   EXPECT_EQ(out[3], 16.0);
 }
 
-}  // namespace
+}  // namespace test_simd
 }  // namespace fastcd

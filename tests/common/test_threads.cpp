@@ -12,7 +12,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_threads {
 
 TEST(Threads, ParsesCountsAndRejectsTheRest) {
   EXPECT_EQ(parse_thread_count("3", "--threads"), 3);
@@ -141,5 +141,5 @@ TEST(Threads, LargeMeshStepsAndCholmodSolvesAreIdentical) {
   EXPECT_TRUE(one.second == two.second) << (one.second - two.second).cwiseAbs().maxCoeff();
 }
 
-}  // namespace
+}  // namespace test_threads
 }  // namespace fastcd

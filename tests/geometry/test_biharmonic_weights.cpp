@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_biharmonic_weights {
 
 class BiharmonicWeights : public ::testing::TestWithParam<int> {};
 
@@ -41,5 +41,5 @@ TEST(BiharmonicWeights, RejectsBadHandles) {
   test::expect_throw_with<std::invalid_argument>([&] { biharmonic_weights(m.X, m.T, {{999}}); }, "vertex 999");
 }
 
-}  // namespace
+}  // namespace test_biharmonic_weights
 }  // namespace fastcd

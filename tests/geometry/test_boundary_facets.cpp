@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_boundary_facets {
 
 TEST(BoundaryFacets, BeamHas86BoundaryVertices) {
   const Mesh b = beam();
@@ -38,5 +38,5 @@ TEST(BoundaryFacets, RejectsBadInput) {
   test::expect_throw_with<std::invalid_argument>([&] { boundary_facets(T); }, "negative index");
 }
 
-}  // namespace
+}  // namespace test_boundary_facets
 }  // namespace fastcd

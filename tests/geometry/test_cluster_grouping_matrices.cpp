@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_cluster_grouping_matrices {
 
 class ClusterGroupingTest : public ::testing::TestWithParam<int> {};
 
@@ -33,5 +33,5 @@ TEST(ClusterGrouping, EmptyClusterGetsZeroRowAndBadLabelsThrow) {
                                                  "labels must be >= 0");
 }
 
-}  // namespace
+}  // namespace test_cluster_grouping_matrices
 }  // namespace fastcd

@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_deformation_jacobian {
 
 class DeformationJacobian : public ::testing::TestWithParam<int> {};
 
@@ -58,5 +58,5 @@ TEST(DeformationJacobian, BeamShape) {
   EXPECT_EQ(G.nonZeros(), 2496);  // exact zeros of the axis-aligned grid are not stored (as simkit)
 }
 
-}  // namespace
+}  // namespace test_deformation_jacobian
 }  // namespace fastcd

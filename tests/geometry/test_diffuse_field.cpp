@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_diffuse_field {
 
 class DiffuseField : public ::testing::TestWithParam<int> {};
 
@@ -48,5 +48,5 @@ TEST(DiffuseField, RejectsBadSeeds) {
       [&] { diffuse_field(m.X, m.T, VectorXi::Zero(1), MatrixXd::Ones(1, 1), -1.0); }, "dt must be");
 }
 
-}  // namespace
+}  // namespace test_diffuse_field
 }  // namespace fastcd

@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_dirichlet_laplacian {
 
 class DirichletLaplacian : public ::testing::TestWithParam<int> {};
 
@@ -37,5 +37,5 @@ TEST_P(DirichletLaplacian, VectorFormEqualsArapStiffness) {
 
 INSTANTIATE_TEST_SUITE_P(Dim, DirichletLaplacian, ::testing::Values(2, 3));
 
-}  // namespace
+}  // namespace test_dirichlet_laplacian
 }  // namespace fastcd

@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_elastic_operators {
 
 class ElasticOps : public ::testing::TestWithParam<int> {};
 
@@ -39,5 +39,5 @@ TEST(ElasticOps, RejectsBadMaterial) {
   test::expect_throw_with<std::invalid_argument>([&] { elastic_operators(m.X, m.T, 1e5, 0.0, 0.0); }, "density");
 }
 
-}  // namespace
+}  // namespace test_elastic_operators
 }  // namespace fastcd

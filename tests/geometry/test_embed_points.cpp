@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_embed_points {
 
 class EmbedPoints : public ::testing::TestWithParam<int> {};
 
@@ -76,5 +76,5 @@ TEST_P(EmbedPoints, RingSearchFindsTheNearestElementOfABruteForceSearch) {
 
 INSTANTIATE_TEST_SUITE_P(Dim, EmbedPoints, ::testing::Values(2, 3));
 
-}  // namespace
+}  // namespace test_embed_points
 }  // namespace fastcd

@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_harmonic_weights {
 
 TEST(HarmonicExtension, ReproducesLinearFieldsAndPartitionOfUnity) {
   // P1 elements reproduce affine functions exactly: boundary values (x, y, 1 - x - y + z, ...)
@@ -104,5 +104,5 @@ TEST(HarmonicFit, KeepsConstantsAndFollowsTheDataAsFitGrows) {
   test::expect_throw_with<std::invalid_argument>([&] { harmonic_fit(m.X, m.T, e.E, Wp, 0.0); }, "fit must be > 0");
 }
 
-}  // namespace
+}  // namespace test_harmonic_weights
 }  // namespace fastcd

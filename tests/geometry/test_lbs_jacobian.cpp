@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_lbs_jacobian {
 
 class LbsJacobian : public ::testing::TestWithParam<int> {};
 
@@ -57,5 +57,5 @@ TEST(LbsJacobian, SingleHandleBeamShape) {
   EXPECT_EQ(J.nonZeros(), 1200);  // 3 per row, a third of the dense 2400
 }
 
-}  // namespace
+}  // namespace test_lbs_jacobian
 }  // namespace fastcd

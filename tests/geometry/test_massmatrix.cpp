@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_massmatrix {
 
 class MassMatrix : public ::testing::TestWithParam<int> {};
 
@@ -44,11 +44,11 @@ TEST(MassMatrix, BeamReferenceValues) {
   EXPECT_TRUE(((m.array() - 1.28205).abs() < 1e-5).any());
 }
 
-}  // namespace
+}  // namespace test_massmatrix
 }  // namespace fastcd
 
 namespace fastcd {
-namespace {
+namespace test_massmatrix {
 
 TEST(KronIdentity, FactorInvertsTheLiftAndRefusesOtherForms) {
   SparseMatrix A(3, 4);
@@ -70,5 +70,5 @@ TEST(KronIdentity, FactorInvertsTheLiftAndRefusesOtherForms) {
   EXPECT_FALSE(kron_identity_factor(SparseMatrix(6, 7), 3).has_value());  // columns not a multiple
 }
 
-}  // namespace
+}  // namespace test_massmatrix
 }  // namespace fastcd

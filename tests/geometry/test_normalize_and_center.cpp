@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_normalize_and_center {
 
 TEST(NormalizeAndCenter, CentroidZeroLargestExtentTwo) {
   const Mesh m = test::mesh3d();
@@ -16,5 +16,5 @@ TEST(NormalizeAndCenter, RejectsDegenerateInput) {
   test::expect_throw_with<std::invalid_argument>([] { normalize_and_center(MatrixXd(0, 2)); }, "empty");
 }
 
-}  // namespace
+}  // namespace test_normalize_and_center
 }  // namespace fastcd

@@ -7,7 +7,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_rest_space {
 
 struct Rigged {
   MatrixXd V, W;
@@ -84,5 +84,5 @@ TEST(RestSpaceDisplacements, ACollapsedVertexAndBadSizesAreRefused) {
                                                  "non-finite");
 }
 
-}  // namespace
+}  // namespace test_rest_space
 }  // namespace fastcd

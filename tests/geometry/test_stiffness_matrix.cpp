@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_stiffness_matrix {
 
 /// A and B have the same pattern and the same values, bit for bit.
 bool identical(const SparseMatrix& A, const SparseMatrix& B) {
@@ -103,5 +103,5 @@ TEST(StiffnessMatrix, RejectsBadInput) {
   test::expect_throw_with<std::invalid_argument>([&] { kron_identity_block(G, 5); }, "not a multiple of 5");
 }
 
-}  // namespace
+}  // namespace test_stiffness_matrix
 }  // namespace fastcd

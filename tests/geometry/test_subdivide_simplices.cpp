@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_subdivide_simplices {
 
 TEST(SubdivideSimplices, ChildrenTileTheParentsConformingAndOriented) {
   for (int dim : {2, 3}) {
@@ -28,5 +28,5 @@ TEST(SubdivideSimplices, ChildrenTileTheParentsConformingAndOriented) {
       [] { subdivide_simplices(MatrixXd::Zero(3, 3), MatrixXi::Constant(1, 4, 7)); }, "subdivide_simplices");
 }
 
-}  // namespace
+}  // namespace test_subdivide_simplices
 }  // namespace fastcd

@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_triangulated_grid {
 
 TEST(TriangulatedGrid, LibiglOrderingAndCounterClockwise) {
   const Mesh g = triangulated_grid(4, 3);
@@ -38,5 +38,5 @@ TEST(TetrahedralizedGrid, ConformingPositiveTets) {
   EXPECT_EQ(boundary_facets(m.T).F.rows(), 48);
 }
 
-}  // namespace
+}  // namespace test_triangulated_grid
 }  // namespace fastcd

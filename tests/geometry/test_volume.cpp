@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_volume {
 
 TEST(Volume, EdgesTrianglesAndSignedTets) {
   MatrixXd V(4, 3);
@@ -38,5 +38,5 @@ TEST(Volume, RejectsBadShapes) {
   test::expect_throw_with<std::invalid_argument>([&] { volume(V, Tbad); }, "F(0, 2) = 9");
 }
 
-}  // namespace
+}  // namespace test_volume
 }  // namespace fastcd

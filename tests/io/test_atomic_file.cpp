@@ -27,7 +27,7 @@ using fastcd::write_file_atomically;
 using fastcd::write_file_contents;
 using fastcd::test::expect_throw_with;
 
-namespace {
+namespace test_atomic_file {
 
 class AtomicFile : public fastcd::test::TempDir {
  protected:
@@ -119,4 +119,4 @@ TEST_F(AtomicFile, TheLongestFileNameIsWritable) {
   EXPECT_EQ(listing(), std::set<std::string>{name});
 }
 
-}  // namespace
+}  // namespace test_atomic_file

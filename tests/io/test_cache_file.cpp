@@ -16,7 +16,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_cache_file {
 
 namespace fs = std::filesystem;
 using State = CacheEntry::State;
@@ -222,5 +222,5 @@ TEST_F(CacheFile, TheWarningSaysWhatWasDoneInstead) {
             "file could not be rewritten (disk full)");
 }
 
-}  // namespace
+}  // namespace test_cache_file
 }  // namespace fastcd

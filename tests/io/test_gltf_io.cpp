@@ -19,7 +19,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_gltf_io {
 
 using nlohmann::json;
 using test::Builder;
@@ -561,5 +561,5 @@ TEST(GltfKhronosFox, ClipsHaveTheirNamesAndDurations) {
   EXPECT_EQ(gltf_clip_index(c, "Run"), 2);
 }
 
-}  // namespace
+}  // namespace test_gltf_io
 }  // namespace fastcd

@@ -12,7 +12,7 @@
 #include "io_test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_input_reference {
 
 namespace fs = std::filesystem;
 
@@ -88,5 +88,5 @@ TEST(PercentDecode, DecodesEscapesAndKeepsBadOnes) {
   EXPECT_EQ(percent_decode("%zz%4"), "%zz%4");
 }
 
-}  // namespace
+}  // namespace test_input_reference
 }  // namespace fastcd

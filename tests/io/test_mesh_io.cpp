@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_mesh_io {
 
 using test::expect_throw_with;
 using test::same_matrix;
@@ -528,5 +528,5 @@ TEST_F(TetGenIo, WriterRejectsBadArguments) {
   EXPECT_TRUE(listing().empty());
 }
 
-}  // namespace
+}  // namespace test_mesh_io
 }  // namespace fastcd

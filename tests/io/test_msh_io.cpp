@@ -14,7 +14,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_msh_io {
 
 using test::expect_throw_with;
 using test::same_matrix;
@@ -329,5 +329,5 @@ TEST_F(GmshIo, WriterRejectsBadArguments) {
   EXPECT_TRUE(listing().empty());
 }
 
-}  // namespace
+}  // namespace test_msh_io
 }  // namespace fastcd

@@ -24,7 +24,7 @@ using fastcd::write_file_atomically;
 using fastcd::write_npy;
 using fastcd::write_npy_states;
 
-namespace {
+namespace test_npy {
 
 class NpyTest : public fastcd::test::TempDir {
  protected:
@@ -284,4 +284,4 @@ TEST_F(NpyTest, AtomicWriteRejectsBadArguments) {
   EXPECT_EQ(listing(), std::set<std::string>{"adir"});
 }
 
-}  // namespace
+}  // namespace test_npy

@@ -5,7 +5,7 @@
 #include "io_test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_obj_document {
 
 using test::IoTempDir;
 
@@ -90,5 +90,5 @@ TEST_F(ObjDocumentTest, RefusesShapesThatDoNotFitAndNonFiniteValues) {
                                               "read_obj");
 }
 
-}  // namespace
+}  // namespace test_obj_document
 }  // namespace fastcd

@@ -17,7 +17,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_pc2_io {
 
 using test::expect_throw_with;
 using test::same_matrix;
@@ -149,5 +149,5 @@ TEST_F(Pc2Io, WriterRejectsBadArguments) {
   EXPECT_TRUE(listing().empty());
 }
 
-}  // namespace
+}  // namespace test_pc2_io
 }  // namespace fastcd

@@ -22,7 +22,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_ply_io {
 
 using test::expect_throw_with;
 using test::same_matrix;
@@ -572,5 +572,5 @@ TEST_F(PlyIo, WriterRejectsBadArguments) {
   expect_throw_with<std::runtime_error>([&] { write_ply(missing, V, square_F()); }, missing);
 }
 
-}  // namespace
+}  // namespace test_ply_io
 }  // namespace fastcd

@@ -15,7 +15,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_rig_io {
 
 using test::expect_throw_with;
 using test::same_matrix;
@@ -314,5 +314,5 @@ TEST_F(DmatIo, WriterRejectsNonFiniteValues) {
   EXPECT_TRUE(listing().empty());
 }
 
-}  // namespace
+}  // namespace test_rig_io
 }  // namespace fastcd

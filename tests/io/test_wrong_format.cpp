@@ -14,7 +14,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_wrong_format {
 
 // Every reader, fed real files of other formats (binary glTF, text of another format),
 // throws a std::runtime_error that names the file, never crashes or returns garbage.
@@ -62,5 +62,5 @@ TEST(WrongFormatIo, EveryReaderRejectsOtherFormatsNamingTheFile) {
   }
 }
 
-}  // namespace
+}  // namespace test_wrong_format
 }  // namespace fastcd

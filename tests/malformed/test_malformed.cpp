@@ -27,7 +27,7 @@
 #endif
 
 namespace fastcd {
-namespace {
+namespace test_malformed {
 
 namespace fs = std::filesystem;
 
@@ -743,5 +743,5 @@ TEST(MalformedCorpus, EmptyDmatWithHugeColumnCountReadsInstantly) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
 }
 
-}  // namespace
+}  // namespace test_malformed
 }  // namespace fastcd

@@ -5,7 +5,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_arap {
 
 using test::fd::Derivative;
 using test::fd::Sample;
@@ -146,5 +146,5 @@ TEST(Arap, MeshFunctionsRejectBadInput) {
                                                  "element 3 has mu -1");
 }
 
-}  // namespace
+}  // namespace test_arap
 }  // namespace fastcd

@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_arap_elements {
 
 // The element tables reproduce the assembled operators: F = G x and b0 + G^T AMue R.
 TEST(ArapElements, MatchesAssembledOperators) {
@@ -95,5 +95,5 @@ TEST(ArapElements, RejectsBadInput) {
                                                  "degenerate");
 }
 
-}  // namespace
+}  // namespace test_arap_elements
 }  // namespace fastcd

@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_finite_difference {
 
 using test::fd::Derivative;
 
@@ -98,5 +98,5 @@ TEST(FiniteDifference, SamplesHaveTheAdvertisedDeterminants) {
     EXPECT_GT(Eigen::JacobiSVD<Eigen::Matrix3d>(F).singularValues().minCoeff(), 1.0);
 }
 
-}  // namespace
+}  // namespace test_finite_difference
 }  // namespace fastcd

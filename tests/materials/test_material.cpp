@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_material {
 
 TEST(Material, UniformParametersFromYoungsModulusAndPoissonRatio) {
   const MaterialParams p = material_params(5, 1e5, 0.25);
@@ -72,5 +72,5 @@ void signed_svd_properties() {
 TEST(Material, SignedSvd2D) { signed_svd_properties<2>(); }
 TEST(Material, SignedSvd3D) { signed_svd_properties<3>(); }
 
-}  // namespace
+}  // namespace test_material
 }  // namespace fastcd

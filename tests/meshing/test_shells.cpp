@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_shells {
 
 // Two cubes as one surface: the second's vertices and triangles follow the first's.
 void two_cubes(MatrixXd& V, MatrixXi& F, double scale_a, const Eigen::RowVector3d& offset_b) {
@@ -106,5 +106,5 @@ TEST(TetrahedralizeShells, ABadShellIsNamedWithTheInputsIndices) {
   test::expect_throw_with<std::invalid_argument>([&] { tetrahedralize_shells(W, F); }, "vertex 16 is on no triangle");
 }
 
-}  // namespace
+}  // namespace test_shells
 }  // namespace fastcd

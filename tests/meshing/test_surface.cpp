@@ -13,7 +13,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_surface {
 
 using Eigen::Vector3d;
 
@@ -181,5 +181,5 @@ TEST(MinDihedralAngles, RegularAndCornerTets) {
   EXPECT_EQ(c[0], c[1]);
 }
 
-}  // namespace
+}  // namespace test_surface
 }  // namespace fastcd

@@ -27,7 +27,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_tetrahedralize {
 
 // Checks what every tetrahedralisation must give: the input vertices first and unchanged,
 // positive tets whose volumes sum to the enclosed volume, and a boundary that is exactly the
@@ -290,5 +290,5 @@ TEST_F(TetCache, ACacheFolderThatCannotBeWrittenIsAWarning) {
   EXPECT_LT(std::filesystem::file_size(file), 1u << 20);
 }
 
-}  // namespace
+}  // namespace test_tetrahedralize
 }  // namespace fastcd

@@ -10,7 +10,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_voxel {
 
 TEST(WindingNumbers, OneInsideZeroOutsideAndFractionalAtAHole) {
   MatrixXd V;
@@ -78,5 +78,5 @@ TEST(VoxelMesh, KeepsAnOpenSheetAndRefusesBadInput) {
   test::expect_throw_with<std::invalid_argument>([&] { voxel_mesh(V, bad); }, "out of range");
 }
 
-}  // namespace
+}  // namespace test_voxel
 }  // namespace fastcd

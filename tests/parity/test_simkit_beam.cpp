@@ -6,7 +6,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_simkit_beam {
 
 nlohmann::json load_reference() {
   const std::string path = std::string(FASTCD_SHARED_DIR) + "/reference/tutorial23_beam_simkit.json";
@@ -99,5 +99,5 @@ TEST(SimkitParity, ClusterLabelsMatchScipyKmeans2) {
   EXPECT_NEAR(p.sc.mc(0), 0.02051282, 1e-8);
 }
 
-}  // namespace
+}  // namespace test_simkit_beam
 }  // namespace fastcd

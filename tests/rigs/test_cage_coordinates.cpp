@@ -8,7 +8,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_cage_coordinates {
 
 constexpr double kPi = 3.14159265358979323846;
 
@@ -613,5 +613,5 @@ TEST(HarmonicCoordinates, RejectsPointsOutsideAndBadArguments) {
   test::expect_throw_with<std::invalid_argument>([&] { harmonic_coordinates(X3, sq.V, sq.F); }, "X must be #X x 2");
 }
 
-}  // namespace
+}  // namespace test_cage_coordinates
 }  // namespace fastcd

@@ -9,7 +9,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_wire_deformer {
 
 struct WireScene {
   MatrixXd X;  // #V x 2
@@ -260,5 +260,5 @@ TEST(WireDeformer, RejectsBadInput) {
   test::expect_throw_with<E>([&] { wire_deform(w, VectorXd::Zero(8), x); }, "tangent vanishes at sample");
 }
 
-}  // namespace
+}  // namespace test_wire_deformer
 }  // namespace fastcd

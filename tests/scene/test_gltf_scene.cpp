@@ -23,7 +23,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_gltf_scene {
 
 using nlohmann::json;
 const std::string kKhronos = std::string(FASTCD_SHARED_DIR) + "/data/khronos-gltf/";
@@ -425,11 +425,11 @@ TEST_F(GltfScene, VoxelMesherTakesAnOpenSkin) {
   test::expect_fast_simulation_holds(s, 4);
 }
 
-}  // namespace
+}  // namespace test_gltf_scene
 }  // namespace fastcd
 
 namespace fastcd {
-namespace {
+namespace test_gltf_scene {
 
 // A character given as data (the Blender add-on's way in): the same scene as from the file, a
 // painted leak field carried inside in [0, 1], and bad data refused naming the skin and vertex.
@@ -499,5 +499,5 @@ TEST(SkinnedScene, BadDataIsRefusedNamingTheSkinAndVertex) {
   expect([](SkinnedCharacter& sc) { sc.skins[0].F.row(1) = sc.skins[0].F.row(0); }, "does not bound a solid");
 }
 
-}  // namespace
+}  // namespace test_gltf_scene
 }  // namespace fastcd

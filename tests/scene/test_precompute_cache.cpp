@@ -16,7 +16,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_precompute_cache {
 
 namespace fs = std::filesystem;
 const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/";
@@ -225,5 +225,5 @@ TEST_F(PrecomputeCache, ASubspaceThatDoesNotFitIsRefusedWithItsShapes) {
   EXPECT_EQ(same.structural_residual(), sim.fast()->structural_residual());
 }
 
-}  // namespace
+}  // namespace test_precompute_cache
 }  // namespace fastcd

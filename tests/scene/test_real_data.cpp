@@ -21,7 +21,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_real_data {
 
 namespace fs = std::filesystem;
 const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/";
@@ -326,5 +326,5 @@ TEST_F(RealData, ReadersRefuseFifosAndDevices) {
       "not a regular file");
 }
 
-}  // namespace
+}  // namespace test_real_data
 }  // namespace fastcd

@@ -6,7 +6,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_scene {
 
 namespace fs = std::filesystem;
 const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/";
@@ -143,5 +143,5 @@ TEST(AnimIo, MalformedFiles) {
   fs::remove(p);
 }
 
-}  // namespace
+}  // namespace test_scene
 }  // namespace fastcd

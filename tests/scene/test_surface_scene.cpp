@@ -18,7 +18,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_surface_scene {
 
 namespace fs = std::filesystem;
 const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/";
@@ -165,5 +165,5 @@ TEST_F(SurfaceScene, ACharacterFileIsAScene) {
       "no clip 'dance'");
 }
 
-}  // namespace
+}  // namespace test_surface_scene
 }  // namespace fastcd

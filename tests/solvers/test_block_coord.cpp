@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_block_coord {
 
 TEST(BlockCoord, ZeroToleranceRunsExactlyMaxIter) {
   int calls = 0;
@@ -28,5 +28,5 @@ TEST(BlockCoord, ToleranceStopsEarlyAndZeroIterationsCopies) {
   test::expect_throw_with<std::invalid_argument>([&] { block_coord(x0, global, local, 0.0, -1); }, "max_iter");
 }
 
-}  // namespace
+}  // namespace test_block_coord
 }  // namespace fastcd

@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_kron_cholesky {
 
 // The scalar system of a mesh: Dirichlet Laplacian + mass / h^2 (the full-order H's block).
 SparseMatrix scalar_system(const Mesh& m) {
@@ -105,5 +105,5 @@ TEST(KronCholesky, RejectsIndefiniteAndBadShapes) {
   test::expect_throw_with<std::invalid_argument>([&] { k.compute(scalar_system(m), 0); }, "d must be >= 1");
 }
 
-}  // namespace
+}  // namespace test_kron_cholesky
 }  // namespace fastcd

@@ -5,7 +5,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_polar_svd {
 
 template <int d>
 void check_polar_batch(unsigned seed) {
@@ -204,5 +204,5 @@ TEST(PolarSvd, RejectsBadInput) {
   test::expect_throw_with<std::invalid_argument>([&] { polar_svd(F, 3); }, "not finite");
 }
 
-}  // namespace
+}  // namespace test_polar_svd
 }  // namespace fastcd

@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_lbs_weight_space_constraint {
 
 /// C = J^T M (the rig-orthogonality without leak) for one affine handle.
 SparseMatrix rig_constraint(const Mesh& m) {
@@ -84,5 +84,5 @@ TEST(WeightSpaceConstraint, ZeroAndCopiedRowsAreIgnored) {
   EXPECT_EQ(row_space_basis(copies, m, 1e-9).rows(), 1);
 }
 
-}  // namespace
+}  // namespace test_lbs_weight_space_constraint
 }  // namespace fastcd

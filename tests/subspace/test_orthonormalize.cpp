@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_orthonormalize {
 
 TEST(Orthonormalize, MassOrthonormalSameSpanAndTriangularFactor) {
   const Mesh m = test::mesh3d();
@@ -34,11 +34,11 @@ TEST(Orthonormalize, RejectsNonDiagonalMass) {
   test::expect_throw_with<std::invalid_argument>([&] { orthonormalize(MatrixXd::Identity(3, 2), M); }, "B has 3 rows");
 }
 
-}  // namespace
+}  // namespace test_orthonormalize
 }  // namespace fastcd
 
 namespace fastcd {
-namespace {
+namespace test_orthonormalize {
 
 TEST(Orthonormalize, DependentColumnsAreDroppedNotTurnedIntoNoise) {
   // Column 2 = column 0 + column 1 (up to rounding): simkit's row-sum test would keep a noise
@@ -52,5 +52,5 @@ TEST(Orthonormalize, DependentColumnsAreDroppedNotTurnedIntoNoise) {
   EXPECT_LT(test::max_abs(Q.transpose() * Q - MatrixXd::Identity(3, 3)), 1e-13);
 }
 
-}  // namespace
+}  // namespace test_orthonormalize
 }  // namespace fastcd

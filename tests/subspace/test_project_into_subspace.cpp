@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_project_into_subspace {
 
 TEST(ProjectIntoSubspace, RecoversCoordinatesAndRestPose) {
   const Mesh b = beam();
@@ -27,5 +27,5 @@ TEST(ProjectIntoSubspace, SingularBasisIsReported) {
                                                  "y has 3 entries");
 }
 
-}  // namespace
+}  // namespace test_project_into_subspace
 }  // namespace fastcd

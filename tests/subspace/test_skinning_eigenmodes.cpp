@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_skinning_eigenmodes {
 
 struct Problem {
   Mesh m;
@@ -76,5 +76,5 @@ TEST(SkinningEigenmodes, RejectsTooManyModesAndBadShapes) {
       [&] { skinning_eigenmodes(p.m.X, p.m.T, 2, 1.0, std::nullopt, MatrixXd::Ones(2, 3)); }, "Aeq must be");
 }
 
-}  // namespace
+}  // namespace test_skinning_eigenmodes
 }  // namespace fastcd

@@ -3,7 +3,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_spectral_cubature {
 
 TEST(KMeans, Mt19937MatchesNumpyLegacySeeding) {
   std::mt19937 mt(0);
@@ -50,5 +50,5 @@ TEST(SpectralCubature, ClustersEveryElementAndSumsVolumes) {
   EXPECT_EQ(spectral_cubature(m.X, m.T, Wf, 5).labels, sc.labels);
 }
 
-}  // namespace
+}  // namespace test_spectral_cubature
 }  // namespace fastcd

@@ -14,7 +14,7 @@
 #include "test_util.hpp"
 
 namespace fastcd {
-namespace {
+namespace test_viewer_model {
 
 const std::string kData = std::string(FASTCD_SHARED_DIR) + "/data/";
 
@@ -222,5 +222,5 @@ TEST(ViewerModel, SkinningFormLiftsToTheSimulatedPositions) {
   EXPECT_FALSE(ViewerModel(elephant(), fast_settings()).skinning_form());
 }
 
-}  // namespace
+}  // namespace test_viewer_model
 }  // namespace fastcd

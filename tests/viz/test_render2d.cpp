@@ -23,7 +23,7 @@
 namespace fs = std::filesystem;
 using namespace fastcd;
 
-namespace {
+namespace test_render2d {
 
 using fastcd::test::probe;
 using fastcd::test::run;
@@ -372,4 +372,4 @@ TEST_F(Render2dTest, ProgressExceptionPropagatesAndLeavesNoTemp) {
   EXPECT_TRUE(listing().empty());
 }
 
-}  // namespace
+}  // namespace test_render2d

@@ -34,7 +34,7 @@
 namespace fs = std::filesystem;
 using namespace fastcd;
 
-namespace {
+namespace test_render3d {
 
 using fastcd::test::probe;
 using fastcd::test::run;
@@ -537,7 +537,7 @@ TEST_F(Render3dTest, NoTempFileLeftOnFailure) {
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
 }
 
-}  // namespace
+}  // namespace test_render3d
 
 // The ghost (another pose drawn over a panel): it tints only pixels its surface covers, leaves
 // every other pixel exactly as the panel alone, and is validated like the panel.
@@ -578,7 +578,7 @@ TEST_F(Render3dTest, GhostTintsOnlyWhatItCovers) {
   EXPECT_THROW(write_surface_png(path("x.png"), {bad}, cam, 0, small()), std::invalid_argument);
 }
 
-namespace {
+namespace test_render3d {
 
 // Where point p lands on screen through `cam`, in units of tan(fov / 2): |x|, |y| <= 1 is in view
 // (the renderer scales both axes by the shorter side of the panel).
@@ -601,7 +601,7 @@ Eigen::Vector4d extent(const Camera& cam, const Eigen::MatrixXd& X) {
   return e;
 }
 
-}  // namespace
+}  // namespace test_render3d
 
 // A subject travelling 40 box lengths: the camera follows it at one distance for the shot, aims
 // at its (moving-average) centre, keeps every vertex of every frame inside `fill` and shows it
