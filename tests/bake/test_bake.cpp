@@ -97,8 +97,11 @@ TEST_F(BakePipeline, RunJsonHasTheSameKeysForEveryInputKind) {
   EXPECT_EQ(two["settings"]["ym"], two["characters"][0]["settings"]["ym"]);
   EXPECT_EQ(two["settings"]["model_simulated"], "arap");
   // Every top-level key of a run of several is in a single run's.
-  for (const std::string& k : keys(two))
-    if (k.find('.') == std::string::npos) EXPECT_TRUE(gltf.contains(k)) << k;
+  for (const std::string& k : keys(two)) {
+    if (k.find('.') == std::string::npos) {
+      EXPECT_TRUE(gltf.contains(k)) << k;
+    }
+  }
   // The second sphere bakes from its frame 2 on: its first frame is not the first's.
   EXPECT_NE(slurp(path("two/b/obj/frame_00001.obj")), slurp(path("two/sphere/obj/frame_00001.obj")));
 }

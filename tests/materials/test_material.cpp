@@ -45,7 +45,7 @@ TEST(Material, ProjectionToPsdClampsNegativeEigenvalues) {
     const Eigen::Matrix<double, 9, 9> P = project_to_psd<9>(H);
     EXPECT_GT(test::fd::min_eigenvalue(P), -1e-12 * H.norm());
     // The distance to H is the size of H's negative eigenvalues (the closest PSD matrix).
-    const Eigen::Matrix<double, 9, 1> ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 9, 9>>(H).eigenvalues();
+    const VectorXd ev = Eigen::SelfAdjointEigenSolver<MatrixXd>(H).eigenvalues();
     EXPECT_NEAR((P - H).norm(), ev.cwiseMin(0.0).norm(), 1e-12 * H.norm());
     const Eigen::Matrix<double, 9, 9> Psd = A * A.transpose();
     EXPECT_LT((project_to_psd<9>(Psd) - Psd).norm(), 1e-12 * Psd.norm());

@@ -537,8 +537,6 @@ TEST_F(Render3dTest, NoTempFileLeftOnFailure) {
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
 }
 
-}  // namespace test_render3d
-
 // The ghost (another pose drawn over a panel): it tints only pixels its surface covers, leaves
 // every other pixel exactly as the panel alone, and is validated like the panel.
 TEST_F(Render3dTest, GhostTintsOnlyWhatItCovers) {
@@ -578,8 +576,6 @@ TEST_F(Render3dTest, GhostTintsOnlyWhatItCovers) {
   EXPECT_THROW(write_surface_png(path("x.png"), {bad}, cam, 0, small()), std::invalid_argument);
 }
 
-namespace test_render3d {
-
 // Where point p lands on screen through `cam`, in units of tan(fov / 2): |x|, |y| <= 1 is in view
 // (the renderer scales both axes by the shorter side of the panel).
 Eigen::Vector2d on_screen(const Camera& cam, const Eigen::Vector3d& p) {
@@ -600,8 +596,6 @@ Eigen::Vector4d extent(const Camera& cam, const Eigen::MatrixXd& X) {
   }
   return e;
 }
-
-}  // namespace test_render3d
 
 // A subject travelling 40 box lengths: the camera follows it at one distance for the shot, aims
 // at its (moving-average) centre, keeps every vertex of every frame inside `fill` and shows it
@@ -743,3 +737,5 @@ TEST_F(Render3dTest, StreamedVideoEqualsTheFinishedOne) {
       },
       "a feed is for videos");
 }
+
+}  // namespace test_render3d

@@ -1,5 +1,6 @@
 #include "fastcd/materials/material.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 #include <cmath>
 
@@ -54,5 +55,15 @@ SignedSvd<dim> signed_svd(const MatD<dim>& F) {
 
 template SignedSvd<2> signed_svd<2>(const MatD<2>&);
 template SignedSvd<3> signed_svd<3>(const MatD<3>&);
+
+template <int n>
+Eigen::Matrix<double, n, n> project_to_psd(const Eigen::Matrix<double, n, n>& H) {
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, n, n>> eig(0.5 * (H + H.transpose()));
+  const Eigen::Matrix<double, n, 1> lambda = eig.eigenvalues().cwiseMax(0.0);
+  return eig.eigenvectors() * lambda.asDiagonal() * eig.eigenvectors().transpose();
+}
+
+template Eigen::Matrix<double, 4, 4> project_to_psd<4>(const Eigen::Matrix<double, 4, 4>&);
+template Eigen::Matrix<double, 9, 9> project_to_psd<9>(const Eigen::Matrix<double, 9, 9>&);
 
 }  // namespace fastcd

@@ -21,7 +21,6 @@
 // template <int dim> instantiated for 2 and 3, and a `name`) in materials/<name>.{hpp,cpp}, a
 // MaterialKind value and its case in materials/material_kind.{hpp,cpp}, tests with
 // tests/materials/finite_difference.hpp.
-#include <Eigen/Eigenvalues>
 #include <concepts>
 #include <string_view>
 #include <vector>
@@ -73,12 +72,10 @@ concept Material = requires(const MatD<2>& F2, const MatD<3>& F3, const Lame& q)
 
 /// H_+ = Q max(Lambda, 0) Q^T (see the file comment), by a symmetric eigen-decomposition of the
 /// symmetric part of H.
+/// Instantiated in material.cpp for n = 4 and 9 (dP/dF in 2D and 3D): a fixed-size symmetric
+/// eigen-solver is compiled once, in the library, not in every file that projects.
 template <int n>
-Eigen::Matrix<double, n, n> project_to_psd(const Eigen::Matrix<double, n, n>& H) {
-  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, n, n>> eig(0.5 * (H + H.transpose()));
-  const Eigen::Matrix<double, n, 1> lambda = eig.eigenvalues().cwiseMax(0.0);
-  return eig.eigenvectors() * lambda.asDiagonal() * eig.eigenvectors().transpose();
-}
+Eigen::Matrix<double, n, n> project_to_psd(const Eigen::Matrix<double, n, n>& H);
 
 /// Rotation-variant SVD F = U diag(sigma) V^T with U, V proper rotations (det +1): the singular
 /// values are sorted by magnitude, sigma_0 >= ... >= |sigma_{dim-1}|, and only the last may be
