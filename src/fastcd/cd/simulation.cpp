@@ -133,7 +133,9 @@ Simulation::Simulation(const Simulation& o)
       corners_(o.corners_),
       precompute_s_(o.precompute_s_),
       last_(o.last_),
-      stats_(o.stats_) {}
+      stats_(o.stats_) {
+  if (solver_) solver_->set_global_step_hook(nullptr);  // (a hook serves one simulation)
+}
 
 Simulation& Simulation::operator=(const Simulation& o) {
   if (this != &o) {
@@ -239,6 +241,8 @@ void Simulation::reset() {
   stats_ = {};
   travel_pending_ = false;
 }
+
+void Simulation::set_global_step_hook(GlobalStepHook* hook) { solver_->set_global_step_hook(hook); }
 
 void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
   const Rig& rig = *rig_;

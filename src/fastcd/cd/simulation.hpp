@@ -18,6 +18,7 @@
 #include "fastcd/cd/divergence.hpp"
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/full_cd.hpp"
+#include "fastcd/cd/global_step.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/cd/rig_motion.hpp"
@@ -77,6 +78,16 @@ class Simulation {
   void advance(const Eigen::Ref<const VectorXd>& p_next);
   /// Back to the rest pose, at rest; statistics cleared.
   void reset();
+  /// Installs a correction of the global step (a collider, an interaction force; see
+  /// global_step.hpp): every later advance runs hook->global_step once per local/global iteration
+  /// of its step, in the solver's coordinates (fast: z, its force B^T f of a physical force f;
+  /// full: u_c, #V*dim). nullptr removes it, and the steps are then bit for bit those of a
+  /// simulation that never had one. Not owned: the hook must outlive the steps taken with it.
+  /// Without dynamics (options().dynamics false) no step iterates and the hook is never called.
+  /// A copy of the simulation starts without a hook (a hook keeps per-step state of the one
+  /// simulation it serves, e.g. a contact active set); reset() keeps it.
+  void set_global_step_hook(GlobalStepHook* hook);
+  GlobalStepHook* global_step_hook() const { return solver_->global_step_hook(); }
 
   // ---- state (per-vertex quantities are #V x dim)
   MatrixXd positions() const;                      ///< x_rig(p) + u_c
