@@ -479,10 +479,12 @@ void bind_cd(py::module_& m) {
           "reset", [](SimulationObject& sim) { sim.locked([](Simulation& s) { s.reset(); }); },
           "Back to the rest pose, at rest.")
       .def(
-          "positions", [](const SimulationObject& sim) { return sim.locked(&Simulation::positions); },
+          "positions",
+          [](const SimulationObject& sim) { return sim.locked([](const Simulation& s) { return s.positions(); }); },
           "Rig + complementary positions (n, dim).")
       .def(
-          "rig_positions", [](const SimulationObject& sim) { return sim.locked(&Simulation::rig_positions); },
+          "rig_positions",
+          [](const SimulationObject& sim) { return sim.locked([](const Simulation& s) { return s.rig_positions(); }); },
           "The rig's positions (n, dim).")
       .def(
           "displacement", [](const SimulationObject& sim) { return sim.locked(&Simulation::displacement); },

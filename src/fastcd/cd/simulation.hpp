@@ -90,8 +90,12 @@ class Simulation {
   GlobalStepHook* global_step_hook() const { return solver_->global_step_hook(); }
 
   // ---- state (per-vertex quantities are #V x dim)
-  MatrixXd positions() const;                      ///< x_rig(p) + u_c
-  MatrixXd rig_positions() const;                  ///< x_rig(p)
+  MatrixXd positions() const;      ///< x_rig(p) + u_c
+  MatrixXd rig_positions() const;  ///< x_rig(p)
+  /// The same into x (#V x dim), allocating nothing: for a loop that keeps its buffers.
+  /// @throws std::invalid_argument when x is not #V x dim.
+  void positions(Eigen::Ref<MatrixXd> x) const;
+  void rig_positions(Eigen::Ref<MatrixXd> x) const;
   MatrixXd displacement() const;                   ///< u_c, the complementary displacement
   MatrixXd velocities() const;                     ///< x_rig_dot + u_c_dot (finite differences of the last step)
   const CDState& state() const { return state_; }  ///< s (u_c or z), s_dot, p, p_dot
@@ -141,6 +145,8 @@ class Simulation {
   /// statistics are read. The step's own check needs none of it (the solver measures in its own
   /// coordinates), so a step whose positions nobody reads is counted in one lift at the next.
   void count_travel() const;
+  /// Refuses a buffer that is not #V x dim, naming `what` (positions, rig_positions).
+  void check_buffer(const Eigen::Ref<MatrixXd>& x, const char* what) const;
   /// The cause of a rig jump of `jump` in the last step, in words ("handle 3 of 5 ... moves 2.1").
   std::string describe_jump(double jump) const;
 
