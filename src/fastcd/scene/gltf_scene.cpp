@@ -362,8 +362,9 @@ Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const 
   // it (a T-pose; on the COLLADA2GLTF files a Z-up root turns everything by 90 degrees), and
   // starting there would jerk the tissue into the first frame in one step.
   s.rest_pose = s.poses.front();
+  // p is each joint's skinning transform [A | t] (normalised): the rig reports it as the joint's frame.
   s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, 3,
-                                      c.layout == "gltf" ? "lbs (glTF skin)" : "lbs (skin)");
+                                      c.layout == "gltf" ? "lbs (glTF skin)" : "lbs (skin)", RigParams::AffineHandles);
 
   // Output: every render vertex of every skin, in the tets.
   s.render_V = (RV.rowwise() - s.center.transpose()) / s.scale;
