@@ -404,7 +404,8 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
     const GltfSkinnedMesh& m = c.meshes[k];
     const GltfSkin& skin = c.skins[static_cast<std::size_t>(m.skin)];
     const std::string label = mesh_label(c, m);
-    sc.skins.push_back({K > 1 ? label + " (skin " + std::to_string(m.skin) + ")" : label, m.V, m.F, m.W});
+    sc.skins.push_back({K > 1 ? label + " (skin " + std::to_string(m.skin) + ")" : label, m.V, m.F, m.W,
+                        VectorXd()});  // (a glTF file paints no leak field)
     for (std::size_t j = 0; j < skin.joints.size(); ++j)
       sc.joint_points.row(j0 + static_cast<Index>(j)) =
           skin.inverse_bind[j].inverse().topRightCorner<3, 1>().transpose();
