@@ -5,6 +5,7 @@ import json
 
 from . import _convert as cv
 from . import _fastcd
+from ._output_folder import OutputFolder
 
 __all__ = ["bake", "rest_space_displacements"]
 
@@ -20,16 +21,26 @@ def bake(scene, out_dir, solver="full", iterations=10, modes=16, clusters=100, l
     ``skinned_scene``) or the path of a scene JSON, a .glb / .gltf character (the defaults) or a
     characters file (each character into ``out_dir/<name>``). ``frames``: at most that many (0:
     all). ``input``: run.json's "scene" (default: the path, or the scene's first input file).
-    Unlike ``fastcd run`` it writes straight into ``out_dir`` (no staging, no output marker) and
-    renders no preview. The GIL is released while it runs; a ``CancelToken`` entered around the
-    call stops it."""
-    text = _fastcd.bake(scene if isinstance(scene, _fastcd.Scene) else cv.path(scene, "scene"),
-                        cv.path(out_dir, "out_dir"), input=cv.text(input, "input"),
-                        **cv.texts(solver=solver, leak=leak, precision=precision, clip=clip,
-                                   glb_encoding=glb_encoding, material=material),
-                        **cv.integers(iterations=iterations, modes=modes, clusters=clusters, frames=frames),
-                        gravity=cv.real(gravity, "gravity"), dynamics=bool(dynamics),
-                        pca_tolerance=cv.real(pca_tolerance, "pca_tolerance"), **cv.paths(cache_dir=cache_dir))
+    Renders no preview.
+
+    ``out_dir`` is handled as ``fastcd run`` handles ``--out``: the bake is written into a hidden
+    sibling folder and moved into place only when complete, with the ``.fastcd-output`` marker
+    listing what it wrote. A non-empty ``out_dir`` is replaced only when it holds an earlier bake
+    and nothing else (its marker lists everything in it); any other folder is refused
+    (RuntimeError naming what is in it), and so is an ``out_dir`` that is or contains an input.
+    On an error or Ctrl-C (KeyboardInterrupt, which stops the bake at its next check) the
+    previous ``out_dir`` stays as it was and nothing half-written is left. The GIL is released
+    while it runs; a ``CancelToken`` entered around the call stops it."""
+    what = scene if isinstance(scene, _fastcd.Scene) else cv.path(scene, "scene")
+    inputs = list(what.input_files) if isinstance(what, _fastcd.Scene) else [what]
+    with OutputFolder(cv.path(out_dir, "out_dir"), inputs) as folder:
+        text = _fastcd.bake(what, str(folder.start(inputs)), input=cv.text(input, "input"),
+                            **cv.texts(solver=solver, leak=leak, precision=precision, clip=clip,
+                                       glb_encoding=glb_encoding, material=material),
+                            **cv.integers(iterations=iterations, modes=modes, clusters=clusters, frames=frames),
+                            gravity=cv.real(gravity, "gravity"), dynamics=bool(dynamics),
+                            pca_tolerance=cv.real(pca_tolerance, "pca_tolerance"), **cv.paths(cache_dir=cache_dir))
+        folder.commit()
     return json.loads(text)
 
 

@@ -4,13 +4,20 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "arguments.hpp"
 
 #include "fastcd/bake/bake.hpp"
 #include "fastcd/bake/run_json.hpp"
+#include "fastcd/common/cancel.hpp"
 #include "fastcd/geometry/rest_space.hpp"
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/scene/characters.hpp"
@@ -19,6 +26,52 @@ namespace py = pybind11;
 using namespace py::literals;
 
 namespace fastcd::python {
+
+namespace {
+
+/// Runs `work` (which must not touch Python) on a thread of its own under a CancelToken of its
+/// own, while this thread, holding the GIL only between waits, answers Ctrl-C (Python's signal
+/// handlers: KeyboardInterrupt) and watches the caller's CancelToken: either stops the work at its
+/// next check. Returns once the work has ended; then rethrows the KeyboardInterrupt, or the
+/// work's own exception.
+void run_interruptible(const std::function<void()>& work) {
+  const CancelToken* caller = current_cancel_token();
+  CancelToken mine;
+  std::exception_ptr failure;
+  std::mutex mutex;
+  std::condition_variable ended;
+  bool finished = false;
+  if (caller != nullptr && caller->requested()) mine.request();
+  std::thread worker([&] {
+    try {
+      const CancelScope scope(&mine);
+      work();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    finished = true;
+    ended.notify_one();
+  });
+  bool interrupted = false;
+  for (bool done = false; !done;) {
+    {
+      py::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock(mutex);
+      done = ended.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished; });
+    }
+    if (!interrupted && PyErr_CheckSignals() != 0) {  // (a Python exception is now set: raised below)
+      interrupted = true;
+      mine.request();
+    }
+    if (caller != nullptr && caller->requested()) mine.request();
+  }
+  worker.join();
+  if (interrupted) throw py::error_already_set();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
 
 void bind_bake(py::module_& m) {
   m.def(
@@ -81,8 +134,7 @@ void bind_bake(py::module_& m) {
         bs.gltf.pca_tolerance = pca_tolerance;
         bs.cache_dir = cache_dir;
         std::string report;
-        {
-          py::gil_scoped_release release;
+        run_interruptible([&] {
           std::filesystem::create_directories(out_dir);
           Bake bake(std::move(chars), bs, out_dir, single);
           bake.precompute();
@@ -92,7 +144,7 @@ void bind_bake(py::module_& m) {
           extras.input = in;
           report = run_json(bake, extras);
           write_file_contents((std::filesystem::path(out_dir) / "run.json").string(), report, "run.json");
-        }
+        });
         return report;
       },
       "what"_a, "out_dir"_a, "input"_a = "", "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16,
@@ -101,7 +153,8 @@ void bind_bake(py::module_& m) {
       "material"_a = "",
       "Bakes a scene (a fastcd.Scene, or a scene / characters file's path) into out_dir with the pipeline of "
       "fastcd run: the OBJ sequence, rest.obj, animation.pc2, a glTF character's <name>.glb and rest-space caches, "
-      "run.json (returned as text).");
+      "run.json (returned as text). Writes straight into out_dir (fastcd.bake stages it and puts it in place); "
+      "Ctrl-C (KeyboardInterrupt) or the caller's CancelToken stops it at its next check.");
 }
 
 }  // namespace fastcd::python

@@ -323,7 +323,42 @@ class PyRig : public Rig {
     }
     return Rig::jacobian(p);
   }
+  Index num_handles() const override { PYBIND11_OVERRIDE(Index, Rig, num_handles); }
+  MatrixXd handle_frame(const Eigen::Ref<const VectorXd>& p, Index k) const override {
+    py::gil_scoped_acquire gil;
+    if (py::function f = py::get_override(static_cast<const Rig*>(this), "handle_frame")) {
+      const py::object result = f(VectorXd(p), k);
+      const MatrixXd A =
+          rig_result([&] { return matrix_from_python(result, name() + " rig: handle_frame(p, k)'s result"); });
+      if (A.rows() != dim() || A.cols() != dim() + 1)
+        throw std::invalid_argument(name() + " rig: handle_frame(p, k) is " + std::to_string(A.rows()) + " x " +
+                                    std::to_string(A.cols()) + ", expected dim x (dim + 1) = " + std::to_string(dim()) +
+                                    " x " + std::to_string(dim() + 1));
+      return A;
+    }
+    return Rig::handle_frame(p, k);
+  }
 };
+
+/// A LinearRig's parameter layout by name ("unspecified", "affine_handles", "handle_points").
+RigParams rig_params(const std::string& name) {
+  if (name == "unspecified") return RigParams::Unspecified;
+  if (name == "affine_handles") return RigParams::AffineHandles;
+  if (name == "handle_points") return RigParams::HandlePoints;
+  throw std::invalid_argument("params must be 'unspecified', 'affine_handles' or 'handle_points', got '" + name + "'");
+}
+
+const char* rig_params_name(RigParams p) {
+  switch (p) {
+    case RigParams::AffineHandles:
+      return "affine_handles";
+    case RigParams::HandlePoints:
+      return "handle_points";
+    case RigParams::Unspecified:
+      break;
+  }
+  return "unspecified";
+}
 
 py::dict stats_dict(const SimulationObject& sim) {
   const auto [st, precompute_seconds] =
@@ -358,15 +393,32 @@ void bind_cd(py::module_& m) {
           [](const Rig& r, py::handle p) { return r.positions(vector_from_python(p, "p", r.num_params())); }, "p"_a)
       .def(
           "jacobian", [](const Rig& r, py::handle p) { return r.jacobian(vector_from_python(p, "p", r.num_params())); },
-          "p"_a);
+          "p"_a)
+      .def("num_handles", &Rig::num_handles,
+           "How many handles the rig has (bones, point handles, cage vertices, wire handles); 0 when its parameters "
+           "are not a list of handles.")
+      .def(
+          "handle_frame",
+          [](const Rig& r, py::handle p, Index k) {
+            return r.handle_frame(vector_from_python(p, "p", r.num_params()), k);
+          },
+          "p"_a, "k"_a,
+          "Handle k's frame at pose p: the (dim, dim + 1) affine map [A | t] taking a rest-space point attached to "
+          "the handle to posed space, y -> A y + t (a bone's skinning transform; the identity at an LBS rig's rest "
+          "pose). Raises ValueError for rigs whose handles have no frame (cages: points; a LinearRig without a "
+          "parameter layout), k out of range, or a bad p.");
   py::class_<LinearRig, Rig, std::shared_ptr<LinearRig>>(m, "LinearRig", "x = J p (LBS, handles, cages).")
-      .def(py::init([](py::handle J, py::handle p0, Index dim, const std::string& name) {
+      .def(py::init([](py::handle J, py::handle p0, Index dim, const std::string& name, const std::string& params) {
              SparseMatrix Jm = sparse_from_python(J, "J");
-             return std::make_shared<LinearRig>(Jm, vector_from_python(p0, "p0", Jm.cols()), dim, name);
+             return std::make_shared<LinearRig>(Jm, vector_from_python(p0, "p0", Jm.cols()), dim, name,
+                                                rig_params(params));
            }),
-           "J"_a, "p0"_a, "dim"_a, "name"_a = "linear")
+           "J"_a, "p0"_a, "dim"_a, "name"_a = "linear", "params"_a = "unspecified",
+           "params says what p is: 'affine_handles' (a column-major [A | t] per handle, lbs_jacobian's layout: the "
+           "rig then reports handle frames), 'handle_points' (a position per handle) or 'unspecified'.")
       .def_readonly("J", &LinearRig::J)
-      .def_readonly("p0", &LinearRig::p0);
+      .def_readonly("p0", &LinearRig::p0)
+      .def_property_readonly("params", [](const LinearRig& r) { return rig_params_name(r.params()); });
   m.def(
       "cage_rig",
       [](py::handle X, py::handle cage_V, py::handle cage_F, const std::string& kind, int resolution) {
@@ -479,10 +531,12 @@ void bind_cd(py::module_& m) {
           "reset", [](SimulationObject& sim) { sim.locked([](Simulation& s) { s.reset(); }); },
           "Back to the rest pose, at rest.")
       .def(
-          "positions", [](const SimulationObject& sim) { return sim.locked(&Simulation::positions); },
+          "positions",
+          [](const SimulationObject& sim) { return sim.locked([](const Simulation& s) { return s.positions(); }); },
           "Rig + complementary positions (n, dim).")
       .def(
-          "rig_positions", [](const SimulationObject& sim) { return sim.locked(&Simulation::rig_positions); },
+          "rig_positions",
+          [](const SimulationObject& sim) { return sim.locked([](const Simulation& s) { return s.rig_positions(); }); },
           "The rig's positions (n, dim).")
       .def(
           "displacement", [](const SimulationObject& sim) { return sim.locked(&Simulation::displacement); },

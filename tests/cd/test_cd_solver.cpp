@@ -57,6 +57,39 @@ TEST(CDSolver, CopiesStepIndependently) {
   }
 }
 
+TEST(CDSolver, PositionsIntoABufferEqualTheReturnedOnes) {
+  const test::Small3D s;
+  for (const SolverKind kind : solver_kinds()) {
+    SimulationOptions o;
+    o.solver = kind;
+    o.cd.modes = 4;
+    o.cd.clusters = 6;
+    Simulation sim(s.m.X, s.m.T, s.rig.J, s.rig.p0, o);
+    MatrixXd x(s.m.X.rows(), 3), xr(s.m.X.rows(), 3);
+    for (int i = 1; i <= 4; ++i) {
+      sim.advance(metronome_pose(s.rig.p0, 3, i, 0.3));
+      sim.positions(x);
+      sim.rig_positions(xr);
+      EXPECT_EQ(x, sim.positions()) << to_string(kind);
+      EXPECT_EQ(xr, sim.rig_positions()) << to_string(kind);
+      const MatrixXd Jp = unflatten(s.rig.positions(sim.state().p), 3);
+      EXPECT_LE((xr - Jp).cwiseAbs().maxCoeff(), 1e-15 * Jp.cwiseAbs().maxCoeff()) << to_string(kind);
+    }
+    MatrixXd wrong(3, 3);
+    const std::string n = std::to_string(s.m.X.rows());
+    test::expect_throw_with<std::invalid_argument>([&] { sim.positions(wrong); },
+                                                   "Simulation::positions: the buffer x is 3 x 3, the mesh has " + n +
+                                                       " vertices in 3D (x must be " + n + " x 3)");
+    MatrixXd transposed(3, s.m.X.rows());
+    test::expect_throw_with<std::invalid_argument>([&] { sim.rig_positions(transposed); },
+                                                   "Simulation::rig_positions: the buffer x is 3 x " + n);
+    // A block of a larger matrix (a caller's frame buffer) is a buffer too.
+    MatrixXd frames(2 * s.m.X.rows(), 3);
+    sim.positions(frames.bottomRows(s.m.X.rows()));
+    EXPECT_EQ(MatrixXd(frames.bottomRows(s.m.X.rows())), sim.positions()) << to_string(kind);
+  }
+}
+
 TEST(CDSolver, FullOrderMeasuresAreTheFullVectors) {
   const test::Small3D s;
   SimulationOptions o;

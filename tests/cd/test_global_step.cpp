@@ -397,5 +397,131 @@ TEST(GlobalStep, FullZeroHookSolveAndCalls) {
   }
 }
 
+// ---- through Simulation (CDSolver::set_global_step_hook)
+
+/// The generalized force of gravity g in the solver's coordinates: M g (full), B^T M g (fast).
+VectorXd gravity_force(const Simulation& sim, const VectorXd& g) {
+  const VectorXd Mg = sim.cd_solver().Mv() * g.replicate(sim.num_vertices(), 1);
+  return sim.fast() != nullptr ? VectorXd(sim.fast()->B().transpose() * Mg) : Mg;
+}
+
+SimulationOptions simulation_options(SolverKind kind) {
+  SimulationOptions o;
+  o.solver = kind;
+  o.cd.modes = 4;
+  o.cd.clusters = 8;
+  return o;
+}
+
+// A constant-force hook installed on a Simulation: the same steps as the solver-level hook
+// (FullCD / FastCD::advance with Workspace::hook, bit for bit), and the same trajectory as that
+// force given as gravity (to rounding); both solvers, 2D and 3D.
+TEST(GlobalStep, SimulationConstantForceHookEqualsSolverHookAndGravity) {
+  for (const FullCase& c : full_cases()) {
+    for (const SolverKind kind : solver_kinds()) {
+      SCOPED_TRACE(c.name + ", " + to_string(kind));
+      const int dim = static_cast<int>(c.mesh.X.cols());
+      const SimulationOptions o = simulation_options(kind);
+      SimulationOptions og = o;
+      og.cd.gravity = 10.0 * gravity(dim);
+      Simulation sim(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o), with_gravity(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, og),
+          plain(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o);
+      const VectorXd f = gravity_force(sim, og.cd.gravity);
+      FunctionHook hook([&](GlobalStepContext& ctx) { ctx.force() += f; });
+      EXPECT_EQ(sim.global_step_hook(), nullptr);
+      sim.set_global_step_hook(&hook);
+      EXPECT_EQ(sim.global_step_hook(), &hook);
+      // The solver-level roll-out: the simulation's own precompute, a workspace with the hook.
+      FunctionHook solver_hook([&](GlobalStepContext& ctx) { ctx.force() += f; });
+      CDState s = sim.state();
+      FullCD::Workspace full_ws;
+      FastCD::Workspace fast_ws;
+      full_ws.hook = &solver_hook;
+      fast_ws.hook = &solver_hook;
+      const int steps = 6;
+      for (int i = 1; i <= steps; ++i) {
+        const VectorXd p = metronome_pose(c.rig.p0, dim, i, dim == 2 ? 3.0 : 0.5);
+        sim.advance(p);
+        with_gravity.advance(p);
+        plain.advance(p);
+        if (kind == SolverKind::Full)
+          sim.full()->advance(s, p, full_ws);
+        else
+          sim.fast()->advance(s, p, fast_ws);
+        EXPECT_TRUE(bit_identical(sim.state().s, s.s)) << "step " << i;
+        EXPECT_TRUE(bit_identical(sim.state().s_dot, s.s_dot)) << "step " << i;
+      }
+      EXPECT_EQ(hook.calls, steps * o.cd.iterations);
+      EXPECT_EQ(solver_hook.calls, hook.calls);
+      const MatrixXd x = sim.positions(), xg = with_gravity.positions(), x0 = plain.positions();
+      // The force matters (the comparison below could fail) and moves the mesh as gravity does.
+      ASSERT_GT((xg - x0).norm(), 1e-3 * (xg - with_gravity.rig_positions()).norm());
+      EXPECT_LT((x - xg).norm(), 1e-10 * xg.norm());
+    }
+  }
+}
+
+// Removing the hook gives back, bit for bit, the steps of a simulation that never had one (from
+// the rest pose after reset, and for the steps after the removal); a copy starts without the hook.
+TEST(GlobalStep, SimulationWithoutTheHookIsBitIdentical) {
+  for (const FullCase& c : full_cases()) {
+    for (const SolverKind kind : solver_kinds()) {
+      SCOPED_TRACE(c.name + ", " + to_string(kind));
+      const int dim = static_cast<int>(c.mesh.X.cols());
+      const SimulationOptions o = simulation_options(kind);
+      Simulation never(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o), sim(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o);
+      const VectorXd f = gravity_force(sim, 10.0 * gravity(dim));
+      FunctionHook hook([&](GlobalStepContext& ctx) { ctx.force() += f; });
+      const auto pose = [&](int i) { return metronome_pose(c.rig.p0, dim, i, dim == 2 ? 3.0 : 0.5); };
+      sim.set_global_step_hook(&hook);
+      for (int i = 1; i <= 3; ++i) sim.advance(pose(i));
+      const Simulation copy = sim;
+      EXPECT_EQ(copy.global_step_hook(), nullptr);
+      // The hook moved the state away (so the bit-for-bit checks below could fail).
+      for (int i = 1; i <= 3; ++i) never.advance(pose(i));
+      ASSERT_GT((sim.state().s - never.state().s).norm(), 1e-6 * never.state().s.norm());
+      // Removed mid-run: the next steps are the hook-free steps from that state.
+      Simulation resumed = copy;
+      sim.set_global_step_hook(nullptr);
+      const int calls = hook.calls;
+      for (int i = 4; i <= 6; ++i) {
+        sim.advance(pose(i));
+        resumed.advance(pose(i));
+        EXPECT_TRUE(bit_identical(sim.state().s, resumed.state().s)) << "step " << i;
+      }
+      EXPECT_EQ(hook.calls, calls);
+      // reset keeps the hook; removed, the roll-out from rest is the never-hooked one.
+      sim.set_global_step_hook(&hook);
+      sim.reset();
+      EXPECT_EQ(sim.global_step_hook(), &hook);
+      sim.set_global_step_hook(nullptr);
+      never.reset();
+      for (int i = 1; i <= 6; ++i) {
+        sim.advance(pose(i));
+        never.advance(pose(i));
+      }
+      EXPECT_EQ(hook.calls, calls);
+      EXPECT_TRUE(bit_identical(sim.state().s, never.state().s));
+      EXPECT_TRUE(bit_identical(sim.state().s_dot, never.state().s_dot));
+      EXPECT_EQ(sim.positions(), never.positions());
+    }
+  }
+}
+
+// Without dynamics nothing iterates: the hook is never called.
+TEST(GlobalStep, SimulationWithoutDynamicsNeverCallsTheHook) {
+  const FullCase c = full_cases().front();
+  for (const SolverKind kind : solver_kinds()) {
+    SimulationOptions o = simulation_options(kind);
+    o.dynamics = false;
+    Simulation sim(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o);
+    FunctionHook hook([](GlobalStepContext& ctx) { ctx.force().setOnes(); });
+    sim.set_global_step_hook(&hook);
+    for (int i = 1; i <= 3; ++i) sim.advance(metronome_pose(c.rig.p0, 2, i, 3.0));
+    EXPECT_EQ(hook.calls, 0) << to_string(kind);
+    EXPECT_EQ(sim.positions(), sim.rig_positions()) << to_string(kind);
+  }
+}
+
 }  // namespace test_global_step
 }  // namespace fastcd

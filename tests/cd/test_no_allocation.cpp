@@ -80,6 +80,18 @@ TEST(FastCDAllocation, StepAllocatesNothingOnceTheWorkspaceIsSized) {
     const long before_sim = g_allocations.load();
     for (int i = 0; i < 20; ++i) sim.advance(p_next);
     EXPECT_EQ(g_allocations.load() - before_sim, 0) << "Simulation::advance, " << dim << "D";
+    // Each step's positions read into the caller's buffers, as a bake's loop does.
+    MatrixXd x(m.X.rows(), dim), xr(m.X.rows(), dim);
+    sim.positions(x);
+    sim.rig_positions(xr);
+    const VectorXd pa = metronome_pose(rig.p0, dim, 2), pb = metronome_pose(rig.p0, dim, 3);
+    const long before_read = g_allocations.load();
+    for (int i = 0; i < 20; ++i) {
+      sim.advance(i % 2 ? pb : pa);
+      sim.positions(x);
+      sim.rig_positions(xr);
+    }
+    EXPECT_EQ(g_allocations.load() - before_read, 0) << "Simulation::positions(x), " << dim << "D";
   }
 }
 

@@ -1,6 +1,7 @@
 // The rig interface: every rig's Jacobian against finite differences, rest reproduction, and
 // full order keeping J(p)^T M D u_c = 0 every frame for linear and nonlinear rigs.
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <numbers>
 
@@ -44,6 +45,41 @@ class BendRig : public Rig {
  private:
   MatrixXd X_;
 };
+
+// Both precomputes refuse bad rig inputs through one check (check_rig_inputs), each message
+// starting with the precompute's own name.
+TEST(Rigs, BothPrecomputesRefuseBadRigInputsAlike) {
+  const Mesh b = beam(12, 3);
+  const LinearRig rig = affine_handle_rig(b.X, kron_identity(massmatrix(b.X, b.T, 1e3), 2));
+  const std::string dofs = std::to_string(b.X.size());
+  const SparseMatrix short_J = rig.J.topRows(rig.J.rows() - 2);
+  SparseMatrix nan_J = rig.J;
+  nan_J.coeffRef(4, 1) = std::nan("");
+  VectorXd inf_p0 = rig.p0;
+  inf_p0(3) = INFINITY;
+  CDOptions o;
+  o.modes = 2;
+  o.clusters = 4;
+  using Precompute = std::function<void(const SparseMatrix&, const VectorXd&)>;
+  const std::vector<std::pair<std::string, Precompute>> precomputes = {
+      {"full_cd_precompute",
+       [&](const SparseMatrix& J, const VectorXd& p0) { full_cd_precompute(b.X, b.T, J, p0, o); }},
+      {"fast_cd_precompute",
+       [&](const SparseMatrix& J, const VectorXd& p0) { fast_cd_precompute(b.X, b.T, J, p0, o); }}};
+  for (const auto& [name, precompute] : precomputes) {
+    SCOPED_TRACE(name);
+    test::expect_throw_with<std::invalid_argument>(
+        [&] { precompute(short_J, rig.p0); },
+        name + ": rig Jacobian J has " + std::to_string(short_J.rows()) + " rows, the mesh has " + dofs + " DOFs");
+    test::expect_throw_with<std::invalid_argument>([&] { precompute(rig.J, rig.p0.head(5)); },
+                                                   name + ": rest pose p0 has 5 entries, J has 6 columns");
+    test::expect_throw_with<std::invalid_argument>([&] { precompute(nan_J, rig.p0); },
+                                                   name + ": rig Jacobian J(4, 1) is nan");
+    test::expect_throw_with<std::invalid_argument>([&] { precompute(rig.J, inf_p0); },
+                                                   name + ": rest pose p0 has NaN or Inf entries");
+  }
+  check_rig_inputs(b.X, rig.J, rig.p0, "anyone");  // (good inputs pass)
+}
 
 TEST(Rigs, LinearRigsJacobiansAndRest) {
   const Mesh b = beam(20, 4);

@@ -135,10 +135,19 @@ TEST_F(GltfScene, RiggedSimpleHasSkinWeightsAndTheFilesPosesInTheNormalisedFrame
   const std::vector<VectorXd> file_poses = gltf_sample_clip(c, 0, 0, s.dt);
   ASSERT_EQ(s.poses.size(), file_poses.size());
   EXPECT_EQ(s.rest_pose, s.poses.front());
+  ASSERT_EQ(s.rig->num_handles(), 2);
   for (std::size_t k : {std::size_t{0}, file_poses.size() / 2, file_poses.size() - 1}) {
     const MatrixXd x = unflatten(s.rig->positions(s.poses[k]), 3);
     EXPECT_LT((to_file_units(s, surf, x) - skinned(m, m.V, file_poses[k])).cwiseAbs().maxCoeff(), 1e-9 * size_of(m.V))
         << "frame " << k;
+    // Each joint's frame is its skinning transform, taken to the normalised frame (x_n = (x - c) / s).
+    for (Index j = 0; j < 2; ++j) {
+      const Eigen::Matrix<double, 3, 4> M = file_poses[k].segment<12>(12 * j).reshaped(3, 4);
+      Eigen::Matrix<double, 3, 4> expected = M;
+      expected.col(3) = (M.leftCols<3>() * s.center + M.col(3) - s.center) / s.scale;
+      EXPECT_LT((s.rig->handle_frame(s.poses[k], j) - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.norm())
+          << "frame " << k << ", joint " << j;
+    }
   }
   // Units: the material is physical, the length of a normalised unit L = scale * metres per unit.
   EXPECT_DOUBLE_EQ(s.metres_per_normalised_unit, s.scale);

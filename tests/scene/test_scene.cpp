@@ -41,6 +41,17 @@ TEST_P(ShippedScene, LoadsWithItsCountsAndARestPoseThatReproducesTheMesh) {
     const MatrixXd A = s.poses.back().segment(h * d * (d + 1), d * (d + 1)).reshaped(d, d + 1);
     EXPECT_LT((A.leftCols(d).transpose() * A.leftCols(d) - MatrixXd::Identity(d, d)).norm(), 1e-10);
   }
+  // The rig reports each handle's frame: that handle's [A | t] in the pose, the maps the weights
+  // blend (x_v = sum_h W(v, h) (A_h X_v + t_h)).
+  ASSERT_EQ(s.rig->num_handles(), s.handles);
+  const VectorXd& p = s.poses.back();
+  MatrixXd blended = MatrixXd::Zero(s.X.rows(), d);
+  for (Index h = 0; h < s.handles; ++h) {
+    const MatrixXd F = s.rig->handle_frame(p, h);
+    EXPECT_EQ(F, p.segment(h * d * (d + 1), d * (d + 1)).reshaped(d, d + 1)) << "handle " << h;
+    blended += s.W.col(h).asDiagonal() * MatrixXd((s.X * F.leftCols(d).transpose()).rowwise() + F.col(d).transpose());
+  }
+  EXPECT_LT((blended - unflatten(s.rig->positions(p), d)).cwiseAbs().maxCoeff(), 1e-12);
   if (s.dim == 3) {
     EXPECT_EQ(s.surface.cols(), 3);
     EXPECT_GT(s.surface.rows(), 0);

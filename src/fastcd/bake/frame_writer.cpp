@@ -24,12 +24,11 @@ namespace {
 
 constexpr const char* kWho = "fastcd bake";  // names the bake in file errors
 
-// Signed measure of every simplex (triangle area in 2D, tet volume in 3D).
-VectorXd signed_measures(const MatrixXd& X, const MatrixXi& T) {
-  return detail::dispatch_dim(X.cols(), "signed_measures", [&]<int dim>() {
-    VectorXd m(T.rows());
+// Signed measure of every simplex (triangle area in 2D, tet volume in 3D) into m (#T, resized).
+void signed_measures(const MatrixXd& X, const MatrixXi& T, VectorXd& m) {
+  m.resize(T.rows());
+  detail::dispatch_dim(X.cols(), "signed_measures", [&]<int dim>() {
     for (Index e = 0; e < T.rows(); ++e) m(e) = detail::signed_measure<dim>(X, T, e);
-    return m;
   });
 }
 
@@ -78,7 +77,11 @@ class ObjPassThrough {
   /// Empty when the document fits the baked surface; otherwise why it cannot be kept.
   const std::string& mismatch() const { return mismatch_; }
 
-  /// Writes frame positions V (file units) with simulated mesh positions Xs (normalised).
+  /// The document has normals that turn with the simulated tets (write reads Xs).
+  bool turns_normals() const { return !tets_.empty(); }
+
+  /// Writes frame positions V (file units) with simulated mesh positions Xs (normalised; read
+  /// only when turns_normals()).
   void write(const std::string& path, const MatrixXd& V, const MatrixXd& Xs, const std::string& mtllib_prefix) const {
     if (tets_.empty()) {
       write_obj_document(path, doc_, V, MatrixXd(), mtllib_prefix);
@@ -243,7 +246,7 @@ FrameWriter::FrameWriter(const Scene& scene, fs::path dir, std::vector<std::stri
       obj_.reset();
     }
   }
-  rest_measure_ = signed_measures(scene.X, scene.T);
+  signed_measures(scene.X, scene.T, rest_measure_);
   if (scene.render_W.rows() > 0 && scene.render_W.rows() == surf_.E.rows())
     render_J_ = lbs_jacobian(scene.render_V, scene.render_W);
   extent_ = (scene.X.colwise().maxCoeff() - scene.X.colwise().minCoeff()).norm();
@@ -259,24 +262,38 @@ MatrixXd FrameWriter::file_units(const MatrixXd& Xs) const {
 }
 
 void FrameWriter::record(int f, const Simulation& sim, BackgroundWriter& writer) {
-  const MatrixXd Xr = sim.rig_positions(), Xc = sim.positions();
+  // The simulated mesh's positions into the writer's own buffers (sized once): the frame's
+  // rig, simulated and complementary positions.
+  const Index n = sim.num_vertices(), dim = sim.dim();
+  Xr_.resize(n, dim);
+  Xc_.resize(n, dim);
+  sim.rig_positions(Xr_);
+  sim.positions(Xc_);
+  Uc_.resize(n, dim);
+  Uc_.noalias() = Xc_ - Xr_;
+  const MatrixXd &Xr = Xr_, &Xc = Xc_;
   // The surface: embedded in the tets, or (glTF) its own skinning plus the embedded u_c.
   MatrixXd Sr, Sc, Su;  // rig, simulated and complementary positions of the surface
-  if (scene_.layout == "gltf") Su = surf_.E * (Xc - Xr);
+  if (scene_.layout == "gltf") Su = surf_.E * Uc_;
   if (render_J_.rows() > 0) {
     Sr = unflatten(render_J_ * sim.state().p, 3);
     Sc = Sr + Su;
   }
-  max_uc_ = std::max(max_uc_, (Xc - Xr).rowwise().norm().maxCoeff());
-  inverted.push_back(count_inverted(rest_measure_, signed_measures(Xc, scene_.T)));
-  rig_inverted = std::max(rig_inverted, count_inverted(rest_measure_, signed_measures(Xr, scene_.T)));
+  max_uc_ = std::max(max_uc_, Uc_.rowwise().norm().maxCoeff());
+  signed_measures(Xc, scene_.T, measure_);
+  inverted.push_back(count_inverted(rest_measure_, measure_));
+  signed_measures(Xr, scene_.T, measure_);
+  rig_inverted = std::max(rig_inverted, count_inverted(rest_measure_, measure_));
   const MatrixXd V =
       render_J_.rows() > 0 ? MatrixXd((Sc * scene_.scale).rowwise() + scene_.center.transpose()) : file_units(Xc);
   char name[64];
   std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
-  writer.push([this, path = (dir_ / "obj" / name).string(), V, Xc] {
+  // The OBJ is written on the writer's thread while the next frames simulate: it gets its own
+  // copy of the simulated positions only when it turns the input's normals by them.
+  MatrixXd Xs = obj_ && obj_->turns_normals() ? Xc : MatrixXd();
+  writer.push([this, path = (dir_ / "obj" / name).string(), V, Xs = std::move(Xs)] {
     if (obj_)
-      obj_->write(path, V, Xc, "../");
+      obj_->write(path, V, Xs, "../");
     else
       write_obj(path, V, surf_.F);
   });

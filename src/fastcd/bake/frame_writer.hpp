@@ -70,6 +70,8 @@ class FrameWriter {
   VectorXd rest_measure_;
   SparseMatrix render_J_;  ///< glTF: LBS Jacobian of the render vertices with their own weights
   double extent_ = 0.0, max_uc_ = 0.0;
+  MatrixXd Xr_, Xc_, Uc_;  ///< the frame's rig, simulated and complementary positions (#V x dim, reused)
+  VectorXd measure_;       ///< the frame's signed element measures (reused)
   std::vector<MatrixXd> baked_;
   std::vector<MatrixXd> displacements_;
 };

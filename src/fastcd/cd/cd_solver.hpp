@@ -10,6 +10,7 @@
 
 #include "fastcd/cd/complementarity.hpp"
 #include "fastcd/cd/divergence.hpp"
+#include "fastcd/cd/global_step.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/cd/rig_motion.hpp"
@@ -50,6 +51,11 @@ class CDSolver {
   /// One step of `state` to rig pose p_next, velocities by finite differences over dt (state.p
   /// and state.p_dot follow). `rig` is as `prepare` left it.
   virtual void advance(CDState& state, const Eigen::Ref<const VectorXd>& p_next, RigMotion& rig) = 0;
+  /// The global-step hook (global_step.hpp) every later `advance` runs once per local/global
+  /// iteration, in the solver's own coordinates; nullptr removes it. Not owned: it must outlive
+  /// the steps it is set for. Set on this adapter's workspace only (a clone copies the pointer).
+  virtual void set_global_step_hook(GlobalStepHook* hook) = 0;
+  virtual GlobalStepHook* global_step_hook() const = 0;
 
   // ---- reading a state
   /// u_c of coordinates s (#V*dim): s itself, or lifted into `scratch` and returned.

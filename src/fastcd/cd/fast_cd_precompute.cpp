@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fastcd/cd/fast_cd_impl.hpp"
+#include "fastcd/cd/rig.hpp"
 #include "fastcd/common/check.hpp"
 #include "fastcd/common/layout.hpp"
 #include "fastcd/common/progress.hpp"
@@ -32,12 +33,7 @@ void check_inputs(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<const Ma
                   const Eigen::Ref<const VectorXd>& p0, const CDOptions& options) {
   validate(options);
   check_mesh(X, T, "fast_cd_precompute");
-  FASTCD_CHECK(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
-  FASTCD_CHECK(p0.size() == J.cols(), "rest pose p0 has ", p0.size(), " entries, J has ", J.cols(), " columns");
-  for (Index k = 0; k < J.outerSize(); ++k)
-    for (SparseMatrix::InnerIterator it(J, k); it; ++it)
-      FASTCD_CHECK(std::isfinite(it.value()), "rig Jacobian J(", it.row(), ", ", it.col(), ") is ", it.value());
-  FASTCD_CHECK(p0.allFinite(), "rest pose p0 has NaN or Inf entries");
+  check_rig_inputs(X, J, p0, "fast_cd_precompute");
   FASTCD_CHECK(options.clusters <= T.rows(), options.clusters, " clusters requested for ", T.rows(), " elements");
 }
 

@@ -49,6 +49,8 @@ class FastCDSolver final : public CDSolver {
 
   CDState initial_state() const override { return fast_.initial_state(); }
   void advance(CDState& state, const Eigen::Ref<const VectorXd>& p_next, RigMotion& rig) override;
+  void set_global_step_hook(GlobalStepHook* hook) override { ws_.hook = hook; }
+  GlobalStepHook* global_step_hook() const override { return ws_.hook; }
 
   const VectorXd& lift(const VectorXd& s, VectorXd& scratch) const override;
   double kinetic_energy(const CDState& state) const override;

@@ -215,12 +215,7 @@ FullCD full_cd_precompute(const Eigen::Ref<const MatrixXd>& X, const Eigen::Ref<
   FASTCD_CHECK(options.precision == Precision::Double,
                "precision \"mixed\" is a fast-solver setting; the full solver runs in double precision");
   check_mesh(X, T, "full_cd_precompute");
-  FASTCD_CHECK(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
-  FASTCD_CHECK(p0.size() == J.cols(), "rest pose p0 has ", p0.size(), " entries, J has ", J.cols(), " columns");
-  for (Index k = 0; k < J.outerSize(); ++k)
-    for (SparseMatrix::InnerIterator it(J, k); it; ++it)
-      FASTCD_CHECK(std::isfinite(it.value()), "rig Jacobian J(", it.row(), ", ", it.col(), ") is ", it.value());
-  FASTCD_CHECK(p0.allFinite(), "rest pose p0 has NaN or Inf entries");
+  check_rig_inputs(X, J, p0, "full_cd_precompute");
   auto f = std::make_shared<FullCD::Factors>();
   f->dim = X.cols();
   f->options = options;

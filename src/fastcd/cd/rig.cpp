@@ -16,6 +16,19 @@
 
 namespace fastcd {
 
+void check_rig_inputs(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
+                      const char* where) {
+  const auto check = [where](bool ok, const auto&... what) {
+    if (!ok) throw std::invalid_argument(detail::concat(where, ": ", what...));
+  };
+  check(J.rows() == X.size(), "rig Jacobian J has ", J.rows(), " rows, the mesh has ", X.size(), " DOFs");
+  check(p0.size() == J.cols(), "rest pose p0 has ", p0.size(), " entries, J has ", J.cols(), " columns");
+  for (Index k = 0; k < J.outerSize(); ++k)
+    for (SparseMatrix::InnerIterator it(J, k); it; ++it)
+      check(std::isfinite(it.value()), "rig Jacobian J(", it.row(), ", ", it.col(), ") is ", it.value());
+  check(p0.allFinite(), "rest pose p0 has NaN or Inf entries");
+}
+
 VectorXd rig_rest(const SparseMatrix& J, const SparseMatrix& Mv, const Eigen::Ref<const MatrixXd>& X) {
   FASTCD_CHECK(J.rows() == X.size(), "J has ", J.rows(), " rows for ", X.rows(), " vertices in ", X.cols(), "D (",
                X.size(), " DOFs)");

@@ -96,6 +96,14 @@ class LinearRig : public Rig {
   RigParams params_ = RigParams::Unspecified;
 };
 
+/// The rig inputs both solvers' precomputes take (full_cd_precompute, fast_cd_precompute): the
+/// Jacobian J (#V*dim x #p) of mesh X (#V x dim) and the rest pose p0 (#p), all finite. `where`
+/// names the caller, the start of the message ("full_cd_precompute: rig Jacobian J has ...").
+/// @throws std::invalid_argument naming the first problem: J's rows against X's DOFs, p0's size
+///         against J's columns, a non-finite entry of J (by row and column), or of p0.
+void check_rig_inputs(const Eigen::Ref<const MatrixXd>& X, const SparseMatrix& J, const Eigen::Ref<const VectorXd>& p0,
+                      const char* where);
+
 /// Tutorial 23's rig_rest: p0 = argmin_p ||J p - x||_M, x = flatten(X). When J has dependent
 /// columns (a redundant rig, J^T M J singular) the minimum-norm least-squares p0 is returned.
 /// @throws std::invalid_argument on size mismatches.

@@ -133,7 +133,9 @@ Simulation::Simulation(const Simulation& o)
       corners_(o.corners_),
       precompute_s_(o.precompute_s_),
       last_(o.last_),
-      stats_(o.stats_) {}
+      stats_(o.stats_) {
+  if (solver_) solver_->set_global_step_hook(nullptr);  // (a hook serves one simulation)
+}
 
 Simulation& Simulation::operator=(const Simulation& o) {
   if (this != &o) {
@@ -239,6 +241,8 @@ void Simulation::reset() {
   stats_ = {};
   travel_pending_ = false;
 }
+
+void Simulation::set_global_step_hook(GlobalStepHook* hook) { solver_->set_global_step_hook(hook); }
 
 void Simulation::advance(const Eigen::Ref<const VectorXd>& p_next) {
   const Rig& rig = *rig_;
@@ -384,19 +388,37 @@ const VectorXd& Simulation::uc_dot() const {
   return uc_dot_is_state_ ? state_.s_dot : uc_dot_;
 }
 
-MatrixXd Simulation::positions() const {
+void Simulation::check_buffer(const Eigen::Ref<MatrixXd>& x, const char* what) const {
+  FASTCD_CHECK(x.rows() == n_ && x.cols() == dim_, "Simulation::", what, ": the buffer x is ", x.rows(), " x ",
+               x.cols(), ", the mesh has ", n_, " vertices in ", dim_, "D (x must be ", n_, " x ", dim_, ")");
+}
+
+void Simulation::positions(Eigen::Ref<MatrixXd> x) const {
+  check_buffer(x, "positions");
   const VectorXd& xr = rig_motion_.x();
   const VectorXd& u = uc();
-  MatrixXd x(n_, dim_);
   for (Index a = 0; a < dim_; ++a)
     for (Index v = 0; v < n_; ++v) x(v, a) = xr[v * dim_ + a] + u[v * dim_ + a];
   count_travel();  // (its u_c and rig positions are lifted now)
+}
+
+MatrixXd Simulation::positions() const {
+  MatrixXd x(n_, dim_);
+  positions(x);
   return x;
 }
 
-MatrixXd Simulation::rig_positions() const {
-  MatrixXd x = unflatten(rig_motion_.x(), dim_);
+void Simulation::rig_positions(Eigen::Ref<MatrixXd> x) const {
+  check_buffer(x, "rig_positions");
+  const VectorXd& xr = rig_motion_.x();
+  for (Index a = 0; a < dim_; ++a)
+    for (Index v = 0; v < n_; ++v) x(v, a) = xr[v * dim_ + a];
   count_travel();
+}
+
+MatrixXd Simulation::rig_positions() const {
+  MatrixXd x(n_, dim_);
+  rig_positions(x);
   return x;
 }
 

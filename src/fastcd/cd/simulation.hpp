@@ -18,6 +18,7 @@
 #include "fastcd/cd/divergence.hpp"
 #include "fastcd/cd/fast_cd.hpp"
 #include "fastcd/cd/full_cd.hpp"
+#include "fastcd/cd/global_step.hpp"
 #include "fastcd/cd/options.hpp"
 #include "fastcd/cd/rig.hpp"
 #include "fastcd/cd/rig_motion.hpp"
@@ -77,10 +78,24 @@ class Simulation {
   void advance(const Eigen::Ref<const VectorXd>& p_next);
   /// Back to the rest pose, at rest; statistics cleared.
   void reset();
+  /// Installs a correction of the global step (a collider, an interaction force; see
+  /// global_step.hpp): every later advance runs hook->global_step once per local/global iteration
+  /// of its step, in the solver's coordinates (fast: z, its force B^T f of a physical force f;
+  /// full: u_c, #V*dim). nullptr removes it, and the steps are then bit for bit those of a
+  /// simulation that never had one. Not owned: the hook must outlive the steps taken with it.
+  /// Without dynamics (options().dynamics false) no step iterates and the hook is never called.
+  /// A copy of the simulation starts without a hook (a hook keeps per-step state of the one
+  /// simulation it serves, e.g. a contact active set); reset() keeps it.
+  void set_global_step_hook(GlobalStepHook* hook);
+  GlobalStepHook* global_step_hook() const { return solver_->global_step_hook(); }
 
   // ---- state (per-vertex quantities are #V x dim)
-  MatrixXd positions() const;                      ///< x_rig(p) + u_c
-  MatrixXd rig_positions() const;                  ///< x_rig(p)
+  MatrixXd positions() const;      ///< x_rig(p) + u_c
+  MatrixXd rig_positions() const;  ///< x_rig(p)
+  /// The same into x (#V x dim), allocating nothing: for a loop that keeps its buffers.
+  /// @throws std::invalid_argument when x is not #V x dim.
+  void positions(Eigen::Ref<MatrixXd> x) const;
+  void rig_positions(Eigen::Ref<MatrixXd> x) const;
   MatrixXd displacement() const;                   ///< u_c, the complementary displacement
   MatrixXd velocities() const;                     ///< x_rig_dot + u_c_dot (finite differences of the last step)
   const CDState& state() const { return state_; }  ///< s (u_c or z), s_dot, p, p_dot
@@ -130,6 +145,8 @@ class Simulation {
   /// statistics are read. The step's own check needs none of it (the solver measures in its own
   /// coordinates), so a step whose positions nobody reads is counted in one lift at the next.
   void count_travel() const;
+  /// Refuses a buffer that is not #V x dim, naming `what` (positions, rig_positions).
+  void check_buffer(const Eigen::Ref<MatrixXd>& x, const char* what) const;
   /// The cause of a rig jump of `jump` in the last step, in words ("handle 3 of 5 ... moves 2.1").
   std::string describe_jump(double jump) const;
 

@@ -362,8 +362,9 @@ Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const 
   // it (a T-pose; on the COLLADA2GLTF files a Z-up root turns everything by 90 degrees), and
   // starting there would jerk the tissue into the first frame in one step.
   s.rest_pose = s.poses.front();
+  // p is each joint's skinning transform [A | t] (normalised): the rig reports it as the joint's frame.
   s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, 3,
-                                      c.layout == "gltf" ? "lbs (glTF skin)" : "lbs (skin)");
+                                      c.layout == "gltf" ? "lbs (glTF skin)" : "lbs (skin)", RigParams::AffineHandles);
 
   // Output: every render vertex of every skin, in the tets.
   s.render_V = (RV.rowwise() - s.center.transpose()) / s.scale;
@@ -403,7 +404,8 @@ Scene load_gltf_scene(const std::string& path, const GltfSceneOptions& o) {
     const GltfSkinnedMesh& m = c.meshes[k];
     const GltfSkin& skin = c.skins[static_cast<std::size_t>(m.skin)];
     const std::string label = mesh_label(c, m);
-    sc.skins.push_back({K > 1 ? label + " (skin " + std::to_string(m.skin) + ")" : label, m.V, m.F, m.W});
+    sc.skins.push_back({K > 1 ? label + " (skin " + std::to_string(m.skin) + ")" : label, m.V, m.F, m.W,
+                        VectorXd()});  // (a glTF file paints no leak field)
     for (std::size_t j = 0; j < skin.joints.size(); ++j)
       sc.joint_points.row(j0 + static_cast<Index>(j)) =
           skin.inverse_bind[j].inverse().topRightCorner<3, 1>().transpose();

@@ -435,8 +435,10 @@ void make_rig(Scene& s, const std::string& rig_opt, const std::string& json_path
     s.rest_pose = flatten(s.handle_points);
     s.rig = std::make_shared<WireRig>(s.X, s.handle_points);
   } else {
+    // (Bones and point handles alike: p is an [A | t] per handle, so each reports its frame.)
     s.rig = std::make_shared<LinearRig>(lbs_jacobian(s.X, s.W), s.rest_pose, s.dim,
-                                        s.kind == HandleKind::Bones ? "lbs (bones)" : "lbs (point handles)");
+                                        s.kind == HandleKind::Bones ? "lbs (bones)" : "lbs (point handles)",
+                                        RigParams::AffineHandles);
   }
 }
 
