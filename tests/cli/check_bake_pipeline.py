@@ -113,7 +113,7 @@ def option_help(flag):
               line.strip().startswith(flag + ","))
     out = [lines[at]]
     for line in lines[at + 1:]:
-        if line.strip().startswith("-"):
+        if line.startswith("  -"):  # the next option (descriptions are indented further)
             break
         out.append(line)
     return " ".join(out)
