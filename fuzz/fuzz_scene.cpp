@@ -114,6 +114,7 @@ std::string structured_scene(FuzzedDataProvider& in, fastcd::SceneOptions& opt) 
   maybe("YM", number(1e4));
   maybe("pr", number(0.3));
   if (in.ConsumeBool()) j["model"] = in.ConsumeBool() ? "arap" : "neohookean";
+  if (in.ConsumeBool()) j["material"] = in.ConsumeBool() ? "arap" : "stvk";
   if (in.ConsumeBool()) j["with_dynamics"] = in.ConsumeIntegralInRange<int>(0, 1);
   std::string dumped;
   try {

@@ -23,8 +23,10 @@ once) — and compares every output file except run.json's timings and the previ
 run.json is compared key by key with its timings, memory figures and paths left out (a key only
 the new program writes is listed, not counted as a change; a key it lost is a difference), numbers to
 1e-9 relative (the statistics of positions equal to 1e-12) and constraint residuals below 1e-12
-(rounding) as equal. The exit
-status is 0 only when every case is identical or within 1e-12. Needs Debian's python3-numpy.
+(rounding) as equal. Keys a version renamed are compared by value under their new names (RENAMED,
+below), and a value whose meaning a version changed on purpose is listed as "intended" with the
+reason (INTENDED) instead of being counted. The exit status is 0 only when every case is identical
+or within 1e-12. Needs Debian's python3-numpy.
 """
 import argparse
 import json
@@ -104,6 +106,55 @@ def bake(fastcd, name, args, out_root, cache_dir):
 
 
 # ------------------------------------------------------------------ comparing
+
+# run.json keys renamed since the before program (issue 34, "one vocabulary"): in a bake's
+# "settings" (a character's, and the run's), old name -> new name. The before document is read under
+# the new names, so each is compared by value.
+RENAMED = {
+    "model_requested": "material_requested",  # "material" everywhere; the releases' "model" is its alias
+    "model_simulated": "material_simulated",
+    "ym": "ym_normalised",  # the value the solvers took; "ym" is now Young's modulus as given, in Pa
+}
+# gltf.ym_pa (a glTF character's Young's modulus in Pa) moved to the character's settings.ym.
+MOVED = {("gltf", "ym_pa"): ("settings", "ym")}
+# Values whose meaning changed on purpose: listed as intended, with the reason, never counted.
+PHYSICAL_LAYOUTS = ("gltf", "surface", "skinned")
+INTENDED = {
+    "settings.ym": "Young's modulus in Pa as given in every run.json; before, glTF characters and plain surfaces "
+                   "recorded the normalised value, which is now settings.ym_normalised",
+}
+
+
+def migrate(before, after, where="run.json"):
+    """Rewrites the before run.json under the new names (RENAMED, MOVED); returns the intended
+    changes (INTENDED) it finds between the two, each named."""
+    notes = []
+    if isinstance(before, dict) and isinstance(after, dict):
+        s = before.get("settings")
+        if isinstance(s, dict) and ("model_requested" in s or "model_simulated" in s):  # a bake's settings
+            for old, new in RENAMED.items():
+                if old in s:
+                    s[new] = s.pop(old)
+            if "ym_normalised" in s:
+                given = s["ym_normalised"]  # a release scene's YM: as given, and what the solvers took
+                g = before.get("gltf")
+                if isinstance(g, dict) and "ym_pa" in g:
+                    given = g.pop("ym_pa")  # MOVED: compared by value with the new settings.ym
+                new_ym = (after.get("settings") or {}).get("ym")
+                if before.get("layout") in PHYSICAL_LAYOUTS and new_ym is not None and new_ym != s["ym_normalised"]:
+                    notes.append(f"{where}.settings.ym: {s['ym_normalised']!r} -> {new_ym!r} (intended: "
+                                 f"{INTENDED['settings.ym']})")
+                    if before.get("layout") != "gltf":  # no Pa value before to compare with
+                        given = new_ym
+                s["ym"] = given
+        for k in before:
+            if k in after:
+                notes += migrate(before[k], after[k], f"{where}.{k}")
+    elif isinstance(before, list) and isinstance(after, list):
+        for i, (x, y) in enumerate(zip(before, after)):
+            notes += migrate(x, y, f"{where}[{i}]")
+    return notes
+
 
 # run.json: what may differ between two programs computing the same thing.
 VOLATILE = ("seconds", "_s", "ms", "time", "profile", "memory", "bytes", "version", "commit", "path", "out",
@@ -254,11 +305,15 @@ def compare_file(a, b, size):
             ok, detail = within(fa, fb, size, True)
         elif suffix == ".json" and a.name == "run.json":
             ja, jb = json.loads(a.read_text()), json.loads(b.read_text())
+            intended = migrate(ja, jb)
             diffs = compare_json(ja, jb)
             if diffs:
                 return "different", "; ".join(diffs[:3])
             added = sorted(set(jb) - set(ja))
-            return "identical", (f"keys added: {', '.join(added)}" if added else "timings aside")
+            detail = [f"keys added: {', '.join(added)}"] if added else []
+            # Each intended change once (a single scene's top level repeats its character's record).
+            detail += sorted({"settings.ym: " + n.split(": ", 1)[1] for n in intended})
+            return "identical", ("; ".join(detail) if detail else "timings aside")
         elif a.name == ".fastcd-output":
             return ("identical", "") if json.loads(a.read_text()) == json.loads(b.read_text()) else (
                 "different", "lists other files")
@@ -293,7 +348,7 @@ def compare_folder(before, after):
         if v == "different":
             verdict = "different"
             lines.append(f"{rel}: {detail}")
-        elif rel.name == "run.json" and detail.startswith("keys added"):
+        elif rel.name == "run.json" and detail != "timings aside":
             lines.append(f"{rel}: {detail}")
         elif v == "within":
             if verdict == "identical":
@@ -336,6 +391,25 @@ def self_test():
             other = Path(tmp) / label
             write(other, W, extra)
             verdict, lines = compare_folder(base, other)
+            checks.append((label, verdict, expect))
+        # Renamed keys compare by value; a changed meaning is intended only where it is named.
+        def settings_json(folder, settings, layout):
+            doc = {"frames": 1, "layout": layout, "settings": settings, "gltf": None}
+            (folder / "run.json").write_text(json.dumps(dict(doc, characters=[doc])))
+
+        old = {"ym": 40.0, "pr": 0.45, "model_requested": "arap", "model_simulated": "arap"}
+        for label, layout, ym, expect in (("renamed", "cpp-3d", 40.0, "identical"),
+                                          ("unit", "surface", 2e4, "identical"),
+                                          ("ym-change", "cpp-3d", 41.0, "different")):
+            for folder, settings in ((Path(tmp) / f"{label}-a", old),
+                                     (Path(tmp) / f"{label}-b",
+                                      {"ym": ym, "ym_normalised": 40.0, "pr": 0.45, "material_requested": "arap",
+                                       "material_simulated": "arap"})):
+                write(folder, V)
+                settings_json(folder, dict(settings), layout)
+            verdict, lines = compare_folder(Path(tmp) / f"{label}-a", Path(tmp) / f"{label}-b")
+            if label == "unit" and not any("intended" in line for line in lines):
+                verdict = "unnamed"
             checks.append((label, verdict, expect))
         other = Path(tmp) / "missing"
         write(other, V)
@@ -416,13 +490,17 @@ def main():
         print(f"{name:24s} {label:14s} before {row[1]:6.2f} s  after {row[2]:6.2f} s", flush=True)
         for line in lines:
             print(f"    {line}", flush=True)
-        results.append((name, verdict))
+        results.append((name, verdict, any("(intended:" in line for line in lines)))
     if not args.keep and not args.work:
         shutil.rmtree(work, ignore_errors=True)
-    n_same = sum(v == "identical" for _, v in results)
-    n_within = sum(v == "within" for _, v in results)
+    n_same = sum(v == "identical" for _, v, _ in results)
+    n_within = sum(v == "within" for _, v, _ in results)
+    n_intended = sum(intended for _, _, intended in results)
     print(f"{len(results)} cases: {n_same} identical, {n_within} within 1e-12 of the model's size, "
-          f"{failures} different")
+          f"{failures} different; {n_intended} with an intended, named change of meaning in run.json "
+          f"({', '.join(INTENDED)}); renamed keys compared by value: "
+          f"{', '.join(f'settings.{a} -> settings.{b}' for a, b in RENAMED.items())}, "
+          f"{', '.join(f'{a[0]}.{a[1]} -> {b[0]}.{b[1]}' for a, b in MOVED.items())}")
     return 1 if failures else 0
 
 

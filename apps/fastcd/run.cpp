@@ -23,6 +23,7 @@
 #include "fastcd/bake/bake.hpp"
 #include "fastcd/bake/run_json.hpp"
 #include "fastcd/common/cancel.hpp"
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/fastcd.hpp"
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/parse_util.hpp"
@@ -68,11 +69,18 @@ class PhaseClock {
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+/// " (default V)" for a help text, V as printf's %g writes it (the value in fastcd/common/defaults.hpp).
+std::string default_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (default %g)", v);
+  return buf;
+}
+
 struct RunSettings {
-  std::string scene, out, solver = "full";
-  int frames = 0, modes = 16, clusters = 100, iterations = 10;
-  std::string leak = "auto", rig = "auto", material, precision = "double";
-  double gravity = 0.0;
+  std::string scene, out, solver = defaults::solver;
+  int frames = 0, modes = defaults::modes, clusters = defaults::clusters, iterations = defaults::iterations;
+  std::string leak = defaults::leak, rig = "auto", material, precision = defaults::precision;
+  double gravity = defaults::gravity;
   bool dynamics = true, video = true, force = false, profile = false;
   // glTF characters only (0 / empty: the defaults of GltfSceneOptions).
   std::string clip;
@@ -424,8 +432,8 @@ std::optional<PreviewInfo> write_characters_preview(Bake& bake, const fs::path& 
       const Eigen::RowVectorXd shift = sc.center.transpose() + c.offset.transpose();
       const MatrixXd& Xr = bake.writer(k).rig_frames[static_cast<std::size_t>(f)];
       const MatrixXd& Xc = bake.writer(k).cd_frames[static_cast<std::size_t>(f)];
-      R.middleRows(r, Xr.rows()) = (Xr * sc.scale).rowwise() + shift;
-      C.middleRows(r, Xc.rows()) = (Xc * sc.scale).rowwise() + shift;
+      R.middleRows(r, Xr.rows()) = (Xr * sc.half_extent).rowwise() + shift;
+      C.middleRows(r, Xc.rows()) = (Xc * sc.half_extent).rowwise() + shift;
       r += Xr.rows();
     }
     rig_all[static_cast<std::size_t>(f)] = std::move(R);
@@ -545,9 +553,9 @@ int run(const RunSettings& st) {
   if (!several) {
     const Scene& scene = bake.character(0).scene;
     if (scene.render_E.rows() > 0)
-      std::fprintf(stdout,
-                   "render mesh: %ld vertices, %ld triangles, embedded in the tets (farthest vertex %.2g outside)\n",
-                   long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.scale);
+      std::fprintf(
+          stdout, "render mesh: %ld vertices, %ld triangles, embedded in the tets (farthest vertex %.2g outside)\n",
+          long(scene.render_V.rows()), long(scene.render_F.rows()), scene.render_max_distance * scene.half_extent);
   }
 #if FASTCD_HAVE_VIZ
   // A single 3D scene's preview is rendered and encoded while the simulation runs (its camera
@@ -672,7 +680,7 @@ void register_run(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "lbs", "wire", "mvc", "harmonic"}));
   cmd->add_option(
          "--leak", st->leak,
-         "momentum-leak field: auto (default: the 2020 paper's Poisson field, or the centroid field on a "
+         "momentum-leak field: auto (the 2020 paper's Poisson field, or the centroid field on a "
          "boundary-dominated mesh), poisson, diffusion (simkit), centroid, none, or a #V x 1 DMAT of values in "
          "[0, 1]")
       ->capture_default_str();
@@ -681,16 +689,24 @@ void register_run(CLI::App& app) {
                   "scene is refused")
       ->check(CLI::IsMember({"arap"}));
   cmd->add_option("--gravity", st->gravity,
-                  "gravity along -y (default off): m/s^2 for a glTF character, normalised scene units / s^2 for a "
-                  "scene JSON");
+                  "gravity along -y: m/s^2 for a glTF character or a plain surface, normalised scene units / s^2 "
+                  "for a scene JSON")
+      ->capture_default_str();
   cmd->add_option("--clip", st->clip, "glTF: the animation clip, by name or index (default: the first)");
   cmd->add_flag("--list-clips", st->list_clips, "glTF: list the clips and exit");
-  cmd->add_option("--scale", st->metres_per_unit, "glTF / surface: metres per file unit (default 1, as glTF specifies)")
+  cmd->add_option("--scale,--metres-per-unit", st->metres_per_unit,
+                  "glTF / surface: metres per file unit, a character scene's \"metres_per_unit\"" +
+                      default_text(defaults::metres_per_unit) + ": glTF specifies metres")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--ym", st->ym, "glTF / surface: Young's modulus, Pa (default 2e4)")->check(CLI::PositiveNumber);
-  cmd->add_option("--pr", st->pr, "glTF / surface: Poisson's ratio (default 0.45)")->check(CLI::Range(-0.999, 0.499));
-  cmd->add_option("--rho", st->rho, "glTF / surface: density, kg/m^3 (default 1000)")->check(CLI::PositiveNumber);
-  cmd->add_option("--dt", st->dt, "glTF / surface: time step, s (default 1/60; the clip is sampled at it)")
+  cmd->add_option("--ym", st->ym, "glTF / surface: Young's modulus, Pa" + default_text(defaults::ym))
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--pr", st->pr,
+                  "glTF / surface: Poisson's ratio (ARAP's mu = ym / (2 (1 + pr)))" + default_text(defaults::pr))
+      ->check(CLI::Range(-0.999, 0.499));
+  cmd->add_option("--rho", st->rho, "glTF / surface: density, kg/m^3" + default_text(defaults::rho))
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--dt", st->dt,
+                  "glTF / surface: time step, s" + default_text(defaults::dt) + "; the clip is sampled at it")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--handles", st->handles, "surface: the handles, a TGF of point handles or bones (file units)")
       ->check(CLI::ExistingFile);
@@ -702,22 +718,25 @@ void register_run(CLI::App& app) {
                   "surface: LBS weights, a DMAT with one row per surface vertex (default: automatic biharmonic)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--mesher", st->mesher,
-                  "glTF / surface (also a scene's surface mesh): fills the skin with tets: netgen (default, in "
-                  "process), tetgen (the TetGen program, "
-                  "-pYq1.414) or voxel (a grid embedding the skin: works for open or self-intersecting skins)")
+                  std::string("glTF / surface (also a scene's surface mesh): fills the skin with tets (default ") +
+                      defaults::mesher +
+                      "): netgen (in process), tetgen (the TetGen program, "
+                      "-pYq1.414) or voxel (a grid embedding the skin: works for open or self-intersecting skins)")
       ->check(CLI::IsMember({"netgen", "tetgen", "voxel"}));
   cmd->add_option("--voxel-resolution", st->voxel_resolution,
-                  "--mesher voxel: cells along the longest side (default 24)")
+                  "--mesher voxel: cells along the longest side" + default_text(defaults::voxel_resolution))
       ->check(CLI::Range(2, 256));
   cmd->add_flag("!--no-cache", st->cache,
                 "mesh the skin or surface again instead of reusing the tets cached in .fastcd-cache/ beside the "
                 "output folder");
   cmd->add_option("--glb-encoding", st->glb_encoding,
-                  "glTF: the secondary motion in <name>.glb: frames (one morph target per frame, exact; default) or "
-                  "pca (a few targets, weights in [0, 1]; smaller)")
+                  std::string("glTF: the secondary motion in <name>.glb (default ") + defaults::glb_encoding +
+                      "): frames (one morph target per frame, exact) or pca (a few targets, weights in [0, 1]; "
+                      "smaller)")
       ->check(CLI::IsMember({"frames", "pca"}));
   cmd->add_option("--pca-tolerance", st->pca_tolerance,
-                  "glTF, --glb-encoding pca: largest position error relative to the size (default 1e-4)")
+                  "glTF, --glb-encoding pca: largest position error relative to the size" +
+                      default_text(defaults::pca_tolerance))
       ->check(CLI::PositiveNumber);
   cmd->add_flag("!--no-dynamics", st->dynamics, "switch dynamics off (bakes the rig alone)");
   cmd->add_flag("!--no-video", st->video, "skip preview.mp4");

@@ -37,22 +37,34 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, Po
 
 from . import bake as _bake  # noqa: E402
 
+try:
+    # The defaults fastcd run and fastcd.bake use (fastcd/common/defaults.hpp): the properties below
+    # start from them, so a bake with untouched settings is the command line's.
+    from fastcd import defaults as _defaults  # noqa: E402
+except ImportError as _e:
+    raise ImportError("fastcd for Blender cannot find the fastcd Python module (" + str(_e) + "): install the "
+                      "add-on with scripts/install_blender_addon.sh, which records where the module is, or set "
+                      "FASTCD_PYTHON to the folder holding the fastcd package") from _e
+
 
 class FastcdSettings(bpy.types.PropertyGroup):
     solver: EnumProperty(name="Solver", items=[
         ("FAST", "Fast", "Skinning-eigenmode subspace and clustered rotations: a step costs microseconds"),
         ("FULL", "Full", "Every element rotates and the constraint is solved exactly: slower, reference quality")],
-        default="FAST")
-    ym: FloatProperty(name="Young's Modulus", description="Stiffness of the tissue (Pa)", default=2e4, min=1.0,
-                      soft_max=1e7)
-    pr: FloatProperty(name="Poisson's Ratio", default=0.45, min=-0.99, max=0.499)
-    rho: FloatProperty(name="Density", description="kg/m^3", default=1000.0, min=1e-3)
-    modes: IntProperty(name="Modes", description="Fast solver: skinning eigenmodes", default=16, min=1, max=256)
-    clusters: IntProperty(name="Clusters", description="Fast solver: rotation clusters", default=100, min=1,
-                          max=10000)
-    iterations: IntProperty(name="Iterations", description="Local/global iterations per step", default=10, min=1,
-                            max=100)
-    gravity: BoolProperty(name="Gravity", description="9.81 m/s^2 along the world's -Z", default=False)
+        default=_defaults.interactive_solver.upper())
+    ym: FloatProperty(name="Young's Modulus", description="Stiffness of the tissue (Pa)", default=_defaults.ym,
+                      min=1.0, soft_max=1e7)
+    pr: FloatProperty(name="Poisson's Ratio", description="With Young's Modulus, the tissue's shear stiffness "
+                      "(ARAP's mu = E / (2 (1 + nu)))", default=_defaults.pr, min=-0.99, max=0.499)
+    rho: FloatProperty(name="Density", description="kg/m^3", default=_defaults.rho, min=1e-3)
+    modes: IntProperty(name="Modes", description="Fast solver: skinning eigenmodes", default=_defaults.modes, min=1,
+                       max=256)
+    clusters: IntProperty(name="Clusters", description="Fast solver: rotation clusters", default=_defaults.clusters,
+                          min=1, max=10000)
+    iterations: IntProperty(name="Iterations", description="Local/global iterations per step",
+                            default=_defaults.iterations, min=1, max=100)
+    gravity: BoolProperty(name="Gravity", description="9.81 m/s^2 along the world's -Z",
+                          default=_defaults.gravity != 0)
     dynamics: BoolProperty(name="Dynamics", description="Off: bake the rig alone (a check of the set-up)",
                            default=True)
     leak: EnumProperty(name="Leak Field", items=[
@@ -60,7 +72,7 @@ class FastcdSettings(bpy.types.PropertyGroup):
         ("DIFFUSION", "Diffusion", "simkit's diffusion field"),
         ("NONE", "None", "Momentum conserved everywhere"),
         ("GROUP", "Vertex Group", "A vertex group painted as the field: 1 keeps momentum, 0 follows the rig")],
-        default="AUTO")
+        default=_defaults.leak.upper())
     leak_group: StringProperty(name="Leak Group", description="Vertex group painted as the leak field")
     use_scene_range: BoolProperty(name="Scene Frame Range", default=True)
     frame_start: IntProperty(name="Start", default=1)
@@ -70,7 +82,7 @@ class FastcdSettings(bpy.types.PropertyGroup):
         ("NETGEN", "Netgen", "Fill the closed skin with tets, keeping its vertices"),
         ("TETGEN", "TetGen", "The TetGen program (when installed)"),
         ("VOXEL", "Voxel", "A grid embedding the skin: works for open or self-intersecting meshes")],
-        default="NETGEN")
+        default=_defaults.mesher.upper())
     output: EnumProperty(name="Output", items=[
         ("MESH_CACHE", "Mesh Cache", "A rest-space PC2 in a Mesh Cache modifier before the Armature modifier"),
         ("SHAPE_KEYS", "Shape Keys", "One shape key per frame, keyed on and off (kept in the .blend)")],

@@ -375,7 +375,7 @@ class Bake:
         scene = fc.skinned_scene(
             [dict(label=f"object '{self.name}'", V=inp["V"], F=inp["F"], W=inp["W"], leak=inp["leak"])],
             inp["poses"], joint_points=inp["joints"], name=self.name,
-            source=f"Blender object '{self.name}'", scale=self.unit_scale, ym=s.ym, pr=s.pr, rho=s.rho,
+            source=f"Blender object '{self.name}'", metres_per_unit=self.unit_scale, ym=s.ym, pr=s.pr, rho=s.rho,
             dt=self.dt, mesher=s.mesher.lower(), cache_dir=cache_dir)
         t_scene = time.perf_counter()
         if self.cancelled:

@@ -51,6 +51,7 @@ from . import io, solvers
 from .bake import bake, rest_space_displacements
 from .cd import (FullCD, ReducedCD, Simulation, handle, load_scene, momentum_leak_field, read_character, read_scene,
                  read_surface_scene, rig_rest, skinned_scene, write_gltf_outputs)
+from ._fastcd import defaults
 from ._fastcd import CancelToken, clear_cancel, request_cancel, set_progress_callback, set_threads, threads
 
 import atexit as _atexit
@@ -87,7 +88,7 @@ __all__ = [
     "Rig", "LinearRig", "cage_rig", "point_handle_rig", "extremity_vertices", "finite_difference_jacobian",
     # scenes and files
     "Scene", "load_scene", "read_scene", "read_character", "read_surface_scene", "skinned_scene", "write_gltf_outputs",
-    "bake", "rest_space_displacements",
+    "bake", "rest_space_displacements", "defaults",
     "io", "read_obj", "read_obj_2d", "write_obj", "read_off", "read_mesh",
     "write_mesh", "read_msh", "read_tetgen", "read_volume_mesh", "read_tgf", "read_dmat", "write_dmat",
     "read_pc2", "write_pc2",

@@ -5,14 +5,15 @@ import json
 
 from . import _convert as cv
 from . import _fastcd
+from ._fastcd import defaults as _d
 from ._output_folder import OutputFolder
 
 __all__ = ["bake", "rest_space_displacements"]
 
 
-def bake(scene, out_dir, solver="full", iterations=10, modes=16, clusters=100, leak="auto", gravity=0.0,
-         dynamics=True, precision="double", frames=0, clip="", glb_encoding="frames", pca_tolerance=1e-4,
-         cache_dir="", material="", input=""):
+def bake(scene, out_dir, solver=_d.solver, iterations=_d.iterations, modes=_d.modes, clusters=_d.clusters,
+         leak=_d.leak, gravity=_d.gravity, dynamics=True, precision=_d.precision, frames=0, clip="",
+         glb_encoding=_d.glb_encoding, pca_tolerance=_d.pca_tolerance, cache_dir="", material="", input=""):
     """Bakes ``scene`` into ``out_dir`` (created) as ``fastcd run`` does, with its options' names:
     obj/frame_NNNNN.obj, rest.obj, animation.pc2, a glTF character's ``<name>.glb`` and rest-space
     PC2 / MDD caches, and run.json, which is returned as a dict.
@@ -21,7 +22,7 @@ def bake(scene, out_dir, solver="full", iterations=10, modes=16, clusters=100, l
     ``skinned_scene``) or the path of a scene JSON, a .glb / .gltf character (the defaults) or a
     characters file (each character into ``out_dir/<name>``). ``frames``: at most that many (0:
     all). ``input``: run.json's "scene" (default: the path, or the scene's first input file).
-    Renders no preview.
+    Renders no preview. The defaults are ``fastcd.defaults``'s (the CLI's).
 
     ``out_dir`` is handled as ``fastcd run`` handles ``--out``: the bake is written into a hidden
     sibling folder and moved into place only when complete, with the ``.fastcd-output`` marker

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import _convert as cv
 from . import _fastcd
+from ._fastcd import defaults as _d
 from .geometry import kron_identity, lbs_jacobian, massmatrix
 
 __all__ = ["rig_rest", "handle", "momentum_leak_field", "FullCD", "ReducedCD", "Simulation", "load_scene",
@@ -308,22 +309,25 @@ def read_scene(path, rig="auto", material="", cache_dir=""):
     return _fastcd.read_scene(cv.path(path), **cv.texts(rig=rig, material=material), **cv.paths(cache_dir=cache_dir))
 
 
-def read_character(path, clip="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0, mesher="netgen",
-                   voxel_resolution=24, cache_dir=""):
+def read_character(path, clip="", metres_per_unit=_d.metres_per_unit, ym=_d.ym, pr=_d.pr, rho=_d.rho, dt=_d.dt,
+                   mesher=_d.mesher, voxel_resolution=_d.voxel_resolution, cache_dir=""):
     """A skinned, animated glTF 2.0 character as ``fastcd run CHARACTER.glb`` reads it: every skin
     filled with tets (``mesher`` netgen, tetgen or voxel), one clip (name or index) sampled at
-    ``dt``; ``ym`` (Pa), ``rho`` (kg/m^3) physical, ``scale`` metres per file unit."""
+    ``dt``; ``ym`` (Pa), ``rho`` (kg/m^3) physical, ``metres_per_unit`` the file's length unit in metres
+    (``fastcd run --scale``). The defaults are ``fastcd.defaults``'s."""
     return _fastcd.read_character(cv.path(path), **cv.texts(clip=clip, mesher=mesher),
-                                  **cv.reals(scale=scale, ym=ym, pr=pr, rho=rho, dt=dt),
+                                  **cv.reals(metres_per_unit=metres_per_unit, ym=ym, pr=pr, rho=rho, dt=dt),
                                   voxel_resolution=cv.integer(voxel_resolution, "voxel_resolution"),
                                   **cv.paths(cache_dir=cache_dir))
 
 
-def skinned_scene(skins, poses, joint_points=None, name="character", source="", scale=1.0, ym=2e4, pr=0.45,
-                  rho=1000.0, dt=1.0 / 60.0, mesher="netgen", voxel_resolution=24, cache_dir=""):
+def skinned_scene(skins, poses, joint_points=None, name="character", source="", metres_per_unit=_d.metres_per_unit,
+                  ym=_d.ym, pr=_d.pr, rho=_d.rho, dt=_d.dt, mesher=_d.mesher, voxel_resolution=_d.voxel_resolution,
+                  cache_dir=""):
     """A skinned, animated character given as arrays (no file): what the Blender add-on reads from
     Blender, made into a scene as ``fastcd run`` makes a glTF character (welded, filled with tets,
-    weights carried inside, normalised; material in physical units, ``scale`` metres per unit).
+    weights carried inside, normalised; material in physical units, ``metres_per_unit`` the length
+    unit in metres; the defaults are ``fastcd.defaults``'s).
 
     ``skins``: a list of dicts ``{"label", "V" (n, 3), "F" (f, 3), "W" (n, joints), "leak" (n,) or
     None}``, each its own body and joints (numbered skin after skin). ``poses``: one array per step
@@ -334,23 +338,24 @@ def skinned_scene(skins, poses, joint_points=None, name="character", source="", 
     skins = [dict(k, label=str(k.get("label", "skin"))) if isinstance(k, dict) else k for k in skins]
     return _fastcd.skinned_scene(skins, list(poses), joint_points=joint_points,
                                  **cv.texts(name=name, source=source, mesher=mesher),
-                                 **cv.reals(scale=scale, ym=ym, pr=pr, rho=rho, dt=dt),
+                                 **cv.reals(metres_per_unit=metres_per_unit, ym=ym, pr=pr, rho=rho, dt=dt),
                                  voxel_resolution=cv.integer(voxel_resolution, "voxel_resolution"),
                                  **cv.paths(cache_dir=cache_dir))
 
 
-def read_surface_scene(path, handles, anim, weights="", scale=1.0, ym=2e4, pr=0.45, rho=1000.0, dt=1.0 / 60.0,
-                       mesher="netgen", cache_dir=""):
+def read_surface_scene(path, handles, anim, weights="", metres_per_unit=_d.metres_per_unit, ym=_d.ym, pr=_d.pr,
+                       rho=_d.rho, dt=_d.dt, mesher=_d.mesher, cache_dir=""):
     """A closed surface (.obj / .off / .ply) driven by handles (a TGF) and their animation (the
     Complementary Dynamics release's 3D format), as ``fastcd run SURFACE --handles --anim``;
-    ``weights`` an optional DMAT with one row per surface vertex."""
+    ``weights`` an optional DMAT with one row per surface vertex. The material is physical (``ym`` Pa,
+    ``rho`` kg/m^3, ``metres_per_unit``); the defaults are ``fastcd.defaults``'s."""
     return _fastcd.read_surface_scene(cv.path(path), cv.path(handles, "handles"), cv.path(anim, "anim"),
                                       **cv.paths(weights=weights, cache_dir=cache_dir),
                                       mesher=cv.text(mesher, "mesher"),
-                                      **cv.reals(scale=scale, ym=ym, pr=pr, rho=rho, dt=dt))
+                                      **cv.reals(metres_per_unit=metres_per_unit, ym=ym, pr=pr, rho=rho, dt=dt))
 
 
-def write_gltf_outputs(scene, U, out_dir, clip="", encoding="frames", pca_tolerance=1e-4):
+def write_gltf_outputs(scene, U, out_dir, clip="", encoding=_d.glb_encoding, pca_tolerance=_d.pca_tolerance):
     """Bakes a glTF scene's secondary motion: ``U`` per frame the (render vertices, 3) complementary
     displacements in file units (``scene.to_file_units`` of the simulated minus the rig-only
     positions). Writes ``<name>.glb`` (rest-space morph targets) and a rest-space PC2 / MDD per mesh
@@ -360,10 +365,10 @@ def write_gltf_outputs(scene, U, out_dir, clip="", encoding="frames", pca_tolera
                                       pca_tolerance=cv.real(pca_tolerance, "pca_tolerance"))
 
 
-def load_scene(path, solver="full", rig="auto", iterations=10, modes=16, clusters=100, leak="auto",
-               gravity=0.0, dynamics=True, material="", cache_dir=""):
+def load_scene(path, solver=_d.solver, rig="auto", iterations=_d.iterations, modes=_d.modes, clusters=_d.clusters,
+               leak=_d.leak, gravity=_d.gravity, dynamics=True, material="", cache_dir=""):
     """A ready ``Simulation`` of a release scene, with the scene's own dt, ym, pr and rho and the
-    CLI's defaults for the rest (as ``fastcd run``). ``sim.scene`` holds the loaded scene.
+    CLI's defaults (``fastcd.defaults``) for the rest (as ``fastcd run``). ``sim.scene`` holds the loaded scene.
     ``cache_dir`` (as ``fastcd run``'s .fastcd-cache): tets and the fast solver's leak field,
     modes and clusters are kept there and reused when the mesh, rig and subspace settings match::
 

@@ -18,6 +18,7 @@
 #include "fastcd/bake/bake.hpp"
 #include "fastcd/bake/run_json.hpp"
 #include "fastcd/common/cancel.hpp"
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/geometry/rest_space.hpp"
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/scene/characters.hpp"
@@ -147,10 +148,11 @@ void bind_bake(py::module_& m) {
         });
         return report;
       },
-      "what"_a, "out_dir"_a, "input"_a = "", "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16,
-      "clusters"_a = 100, "leak"_a = "auto", "gravity"_a = 0.0, "dynamics"_a = true, "precision"_a = "double",
-      "frames"_a = 0, "clip"_a = "", "glb_encoding"_a = "frames", "pca_tolerance"_a = 1e-4, "cache_dir"_a = "",
-      "material"_a = "",
+      "what"_a, "out_dir"_a, "input"_a = "", "solver"_a = defaults::solver, "iterations"_a = defaults::iterations,
+      "modes"_a = defaults::modes, "clusters"_a = defaults::clusters, "leak"_a = defaults::leak,
+      "gravity"_a = defaults::gravity, "dynamics"_a = true, "precision"_a = defaults::precision, "frames"_a = 0,
+      "clip"_a = "", "glb_encoding"_a = defaults::glb_encoding, "pca_tolerance"_a = defaults::pca_tolerance,
+      "cache_dir"_a = "", "material"_a = "",
       "Bakes a scene (a fastcd.Scene, or a scene / characters file's path) into out_dir with the pipeline of "
       "fastcd run: the OBJ sequence, rest.obj, animation.pc2, a glTF character's <name>.glb and rest-space caches, "
       "run.json (returned as text). Writes straight into out_dir (fastcd.bake stages it and puts it in place); "

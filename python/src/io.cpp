@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/io/mesh_io.hpp"
 #include "fastcd/io/pc2_io.hpp"
 #include "fastcd/io/ply_io.hpp"
@@ -157,7 +158,7 @@ void bind_io(py::module_& m) {
       .def_readonly("T", &Scene::T)
       .def_readonly("surface", &Scene::surface)
       .def_readonly("center", &Scene::center)
-      .def_readonly("scale", &Scene::scale)
+      .def_readonly("half_extent", &Scene::half_extent)
       .def_property_readonly("kind", [](const Scene& s) { return kind_name(s.kind); })
       .def_readonly("handles", &Scene::handles)
       .def_readonly("W", &Scene::W)
@@ -167,9 +168,13 @@ void bind_io(py::module_& m) {
       .def_readonly("poses", &Scene::poses)
       .def_readonly("dt", &Scene::dt)
       .def_readonly("ym", &Scene::ym)
+      .def_property_readonly(
+          "ym_normalised", [](const Scene& s) { return normalised_ym(s, s.ym); },
+          "Young's modulus as the solvers take it: ym / metres_per_normalised_unit^2 for a scene in physical "
+          "units (ym in Pa), ym itself for a release scene")
       .def_readonly("pr", &Scene::pr)
       .def_readonly("rho", &Scene::rho)
-      .def_readonly("model", &Scene::model)
+      .def_readonly("material", &Scene::material)
       .def_readonly("with_dynamics", &Scene::with_dynamics)
       .def_readonly("render_V", &Scene::render_V)
       .def_readonly("render_F", &Scene::render_F)
@@ -210,25 +215,26 @@ void bind_io(py::module_& m) {
       "as ARAP; cache_dir keeps the tets of a surface or character there (tets-<hash>.bin).");
   m.def(
       "read_character",
-      [](const std::string& path, const std::string& clip, double scale, double ym, double pr, double rho, double dt,
-         const std::string& mesher, int voxel_resolution, const std::string& cache_dir) {
+      [](const std::string& path, const std::string& clip, double metres_per_unit, double ym, double pr, double rho,
+         double dt, const std::string& mesher, int voxel_resolution, const std::string& cache_dir) {
         GltfSceneOptions o;
         o.clip = clip;
-        set_physical(o, scale, ym, pr, rho, dt);
+        set_physical(o, metres_per_unit, ym, pr, rho, dt);
         o.tets.mesher = mesher;
         o.voxel.resolution = voxel_resolution;
         o.cache_dir = cache_dir;
         py::gil_scoped_release release;
         return std::make_shared<Scene>(load_gltf_scene(path, o));
       },
-      "path"_a, "clip"_a = "", "scale"_a = 1.0, "ym"_a = 2e4, "pr"_a = 0.45, "rho"_a = 1000.0, "dt"_a = 1.0 / 60.0,
-      "mesher"_a = "netgen", "voxel_resolution"_a = 24, "cache_dir"_a = "",
+      "path"_a, "clip"_a = "", "metres_per_unit"_a = defaults::metres_per_unit, "ym"_a = defaults::ym,
+      "pr"_a = defaults::pr, "rho"_a = defaults::rho, "dt"_a = defaults::dt, "mesher"_a = defaults::mesher,
+      "voxel_resolution"_a = defaults::voxel_resolution, "cache_dir"_a = "",
       "Loads a skinned, animated glTF 2.0 character (.glb / .gltf) as fastcd run does: every skin a body of tets, "
-      "one clip sampled at dt; material in physical units (Pa, kg/m^3), scale = metres per file unit.");
+      "one clip sampled at dt; material in physical units (Pa, kg/m^3), metres_per_unit = the file's length unit.");
   m.def(
       "skinned_scene",
       [](const py::list& skins, const py::sequence& poses, const py::object& joint_points, const std::string& name,
-         const std::string& source, double scale, double ym, double pr, double rho, double dt,
+         const std::string& source, double metres_per_unit, double ym, double pr, double rho, double dt,
          const std::string& mesher, int voxel_resolution, const std::string& cache_dir) {
         SkinnedCharacter c;
         c.name = name;
@@ -252,38 +258,40 @@ void bind_io(py::module_& m) {
           c.poses.push_back(vector_from_python(p, "poses[" + std::to_string(c.poses.size()) + "]"));
         if (!joint_points.is_none()) c.joint_points = matrix_from_python(joint_points, "joint_points", 3);
         GltfSceneOptions o;
-        set_physical(o, scale, ym, pr, rho, dt);
+        set_physical(o, metres_per_unit, ym, pr, rho, dt);
         o.tets.mesher = mesher;
         o.voxel.resolution = voxel_resolution;
         o.cache_dir = cache_dir;
         py::gil_scoped_release release;
         return std::make_shared<Scene>(skinned_scene(c, o, source.empty() ? "skinned_scene '" + name + "'" : source));
       },
-      "skins"_a, "poses"_a, "joint_points"_a = py::none(), "name"_a = "character", "source"_a = "", "scale"_a = 1.0,
-      "ym"_a = 2e4, "pr"_a = 0.45, "rho"_a = 1000.0, "dt"_a = 1.0 / 60.0, "mesher"_a = "netgen",
-      "voxel_resolution"_a = 24, "cache_dir"_a = "",
+      "skins"_a, "poses"_a, "joint_points"_a = py::none(), "name"_a = "character", "source"_a = "",
+      "metres_per_unit"_a = defaults::metres_per_unit, "ym"_a = defaults::ym, "pr"_a = defaults::pr,
+      "rho"_a = defaults::rho, "dt"_a = defaults::dt, "mesher"_a = defaults::mesher,
+      "voxel_resolution"_a = defaults::voxel_resolution, "cache_dir"_a = "",
       "A skinned character given as data (a DCC's mesh, weights and bone poses; no file), as fastcd run makes a "
       "glTF character: skins = [{'label', 'V' (n, 3), 'F' (f, 3), 'W' (n, joints: rows sum to 1), 'leak' "
       "(optional (n,) painted leak field in [0, 1]; leak='painted' uses it)}], poses = per step 12 entries per "
-      "joint (column-major 3x4 [A | t] from bind space), units: scale metres per unit, ym Pa, rho kg/m^3.");
+      "joint (column-major 3x4 [A | t] from bind space), units: metres_per_unit, ym Pa, rho kg/m^3.");
   m.def(
       "read_surface_scene",
       [](const std::string& path, const std::string& handles, const std::string& anim, const std::string& weights,
-         double scale, double ym, double pr, double rho, double dt, const std::string& mesher,
+         double metres_per_unit, double ym, double pr, double rho, double dt, const std::string& mesher,
          const std::string& cache_dir) {
         SurfaceSceneOptions o;
         o.handles = handles;
         o.animation = anim;
         o.weights = weights;
-        set_physical(o, scale, ym, pr, rho, dt);
+        set_physical(o, metres_per_unit, ym, pr, rho, dt);
         SceneOptions so;
         so.mesher = mesher;
         so.cache_dir = cache_dir;
         py::gil_scoped_release release;
         return std::make_shared<Scene>(load_surface_scene(path, o, so));
       },
-      "path"_a, "handles"_a, "anim"_a, "weights"_a = "", "scale"_a = 1.0, "ym"_a = 2e4, "pr"_a = 0.45, "rho"_a = 1000.0,
-      "dt"_a = 1.0 / 60.0, "mesher"_a = "netgen", "cache_dir"_a = "",
+      "path"_a, "handles"_a, "anim"_a, "weights"_a = "", "metres_per_unit"_a = defaults::metres_per_unit,
+      "ym"_a = defaults::ym, "pr"_a = defaults::pr, "rho"_a = defaults::rho, "dt"_a = defaults::dt,
+      "mesher"_a = defaults::mesher, "cache_dir"_a = "",
       "Loads a closed surface (.obj / .off / .ply) with a TGF of handles and their animation, filled with tets, "
       "material in physical units (as fastcd run SURFACE --handles --anim).");
   m.def(
@@ -307,7 +315,8 @@ void bind_io(py::module_& m) {
         return py::dict("glb"_a = g.glb, "caches"_a = caches, "clip"_a = g.clip, "targets"_a = g.report.targets,
                         "encoding_error_relative"_a = g.report.max_error_relative, "bytes"_a = g.report.bytes);
       },
-      "scene"_a, "U"_a, "dir"_a, "clip"_a = "", "encoding"_a = "frames", "pca_tolerance"_a = 1e-4,
+      "scene"_a, "U"_a, "dir"_a, "clip"_a = "", "encoding"_a = defaults::glb_encoding,
+      "pca_tolerance"_a = defaults::pca_tolerance,
       "Bakes a glTF scene's complementary displacements U (per frame, (render vertices, 3), file units: the baked "
       "surface minus its rig-only positions) into dir: <name>.glb with rest-space morph targets and a rest-space "
       "PC2 / MDD per mesh node.");
@@ -335,8 +344,9 @@ void bind_io(py::module_& m) {
             scene->warnings.push_back(std::move(w));
         return sim.release();
       },
-      "scene"_a, "solver"_a = "full", "iterations"_a = 10, "modes"_a = 16, "clusters"_a = 100, "leak"_a = "auto",
-      "gravity"_a = 0.0, "dynamics"_a = true, "cache_dir"_a = "",
+      "scene"_a, "solver"_a = defaults::solver, "iterations"_a = defaults::iterations, "modes"_a = defaults::modes,
+      "clusters"_a = defaults::clusters, "leak"_a = defaults::leak, "gravity"_a = defaults::gravity,
+      "dynamics"_a = true, "cache_dir"_a = "",
       "A ready Simulation of a scene with the CLI's settings on top of the scene's own (as fastcd run). With "
       "cache_dir, the fast solver's leak field, modes and clusters are kept there (fast-<hash>.bin) and reused "
       "by a later call with the same mesh, rig and subspace settings (another material reuses them); a cache "

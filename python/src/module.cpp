@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fastcd/common/cancel.hpp"
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/common/memory.hpp"
 #include "fastcd/common/progress.hpp"
 #include "fastcd/common/threads.hpp"
@@ -50,6 +51,37 @@ void bind_cancel_token(py::module_& m) {
         t_cancel_scopes.pop_back();
         return false;
       });
+}
+
+// fastcd.defaults: the values of fastcd/common/defaults.hpp, which the Python signatures, the CLI
+// and the Blender add-on all read (docs/vocabulary.md, "Defaults").
+void bind_defaults(py::module_& m) {
+  namespace d = fastcd::defaults;
+  py::module_ s = m.def_submodule(
+      "defaults",
+      "What a run uses when the user says nothing (fastcd/common/defaults.hpp): the CLI, fastcd.load_scene, "
+      "fastcd.bake, fastcd.read_character, fastcd.read_surface_scene, fastcd.skinned_scene and the Blender "
+      "add-on read these values. The solvers' own constructors (Simulation, FullCD, ReducedCD) keep simkit "
+      "tutorial 23's.");
+  s.attr("solver") = d::solver;
+  s.attr("interactive_solver") = d::interactive_solver;
+  s.attr("iterations") = d::iterations;
+  s.attr("modes") = d::modes;
+  s.attr("clusters") = d::clusters;
+  s.attr("precision") = d::precision;
+  s.attr("leak") = d::leak;
+  s.attr("gravity") = d::gravity;
+  s.attr("dt") = d::dt;
+  s.attr("ym") = d::ym;
+  s.attr("pr") = d::pr;
+  s.attr("rho") = d::rho;
+  s.attr("metres_per_unit") = d::metres_per_unit;
+  s.attr("mesher") = d::mesher;
+  s.attr("voxel_resolution") = d::voxel_resolution;
+  s.attr("scene_rho_2d") = d::scene_rho_2d;
+  s.attr("scene_rho_3d") = d::scene_rho_3d;
+  s.attr("glb_encoding") = d::glb_encoding;
+  s.attr("pca_tolerance") = d::pca_tolerance;
 }
 
 }  // namespace
@@ -95,6 +127,7 @@ PYBIND11_MODULE(_fastcd, m) {
         "raises RuntimeError('cancelled during ...') at its next check. Call clear_cancel() before new work.");
   m.def("clear_cancel", &fastcd::clear_cancel, "Clears request_cancel(), so new work runs.");
   bind_cancel_token(m);
+  bind_defaults(m);
   m.def(
       "set_progress_callback",
       [](py::object fn) {

@@ -20,8 +20,9 @@ def test_a_character_simulates_and_bakes(data, tmp_path):
     glb = data / "khronos-gltf" / "RiggedSimple.glb"
     scene = fastcd.read_character(glb, ym=3e4, dt=1 / 30)
     assert scene.layout == "gltf" and scene.handles == 2
-    assert scene.metres_per_normalised_unit == pytest.approx(scene.scale)
-    assert scene.ym == pytest.approx(3e4 / scene.scale ** 2)
+    assert scene.metres_per_normalised_unit == pytest.approx(scene.half_extent)
+    assert scene.ym == 3e4  # Pa, as given; the solvers take it over L^2 (L metres per normalised unit)
+    assert scene.ym_normalised == pytest.approx(3e4 / scene.half_extent ** 2, rel=1e-15)
     sim = fastcd.load_scene(glb, solver="fast", modes=4, clusters=8)  # the .glb itself is a scene
     assert sim.scene.dt == pytest.approx(1 / 60)
     sim = fastcd._fastcd.simulation_from_scene(scene, solver="fast", modes=4, clusters=8)
@@ -44,7 +45,7 @@ def test_a_character_simulates_and_bakes(data, tmp_path):
 def test_a_surface_with_handles(data, tmp_path):
     sphere = data / "complementary-dynamics-cpp" / "sphere"
     scene = fastcd.read_surface_scene(sphere / "sphere.obj", sphere / "sphere.tgf", sphere / "sphere_anim.txt",
-                                      ym=5e4, scale=0.01)
+                                      ym=5e4, metres_per_unit=0.01)
     V, F = fastcd.read_obj(sphere / "sphere.obj")
     assert scene.layout == "surface" and scene.render_V.shape == V.shape
     assert np.array_equal(scene.to_file_units(scene.X), V)

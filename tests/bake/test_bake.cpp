@@ -65,7 +65,7 @@ TEST_F(BakePipeline, ASingleSceneBakesTheSimulationsPositionsInFileUnits) {
     sim.advance(scene.poses[static_cast<std::size_t>(f)]);
     const MatrixXd V = to_file_units(scene, surf, sim.positions());
     // The PC2 holds float32: the bake's positions to single-precision rounding.
-    EXPECT_LT(test::max_abs(pc2[static_cast<std::size_t>(f)] - V), 1e-6 * scene.scale) << "frame " << f;
+    EXPECT_LT(test::max_abs(pc2[static_cast<std::size_t>(f)] - V), 1e-6 * scene.half_extent) << "frame " << f;
     char name[64];
     std::snprintf(name, sizeof name, "sphere/obj/frame_%05d.obj", f + 1);
     EXPECT_TRUE(fs::exists(path(name))) << name;
@@ -95,7 +95,8 @@ TEST_F(BakePipeline, RunJsonHasTheSameKeysForEveryInputKind) {
   EXPECT_EQ(keys(gltf["characters"][0]["settings"]), keys(two["characters"][0]["settings"]));
   // The settings gained in a run of several: the material every character shares.
   EXPECT_EQ(two["settings"]["ym"], two["characters"][0]["settings"]["ym"]);
-  EXPECT_EQ(two["settings"]["model_simulated"], "arap");
+  EXPECT_EQ(two["settings"]["ym_normalised"], two["characters"][0]["settings"]["ym_normalised"]);
+  EXPECT_EQ(two["settings"]["material_simulated"], "arap");
   // Every top-level key of a run of several is in a single run's.
   for (const std::string& k : keys(two)) {
     if (k.find('.') == std::string::npos) {

@@ -409,8 +409,32 @@ def check_cancel_one_of_two_bakes():
     assert not os.path.exists(os.path.join(bpy.path.abspath(a.fastcd.directory), "JobA.pc2"))
 
 
+def check_defaults_are_fastcds():
+    """The add-on's settings start from fastcd.defaults (fastcd/common/defaults.hpp), the values
+    fastcd run and fastcd.bake use: a default changed in one place only fails here."""
+    import fastcd
+    from fastcd_blender import FastcdSettings
+    d = fastcd.defaults
+    props = FastcdSettings.bl_rna.properties
+    # property: (fastcd.defaults' name, the property's value for it)
+    expected = {"solver": ("interactive_solver", d.interactive_solver.upper()), "ym": ("ym", d.ym),
+                "pr": ("pr", d.pr), "rho": ("rho", d.rho), "modes": ("modes", d.modes),
+                "clusters": ("clusters", d.clusters), "iterations": ("iterations", d.iterations),
+                "gravity": ("gravity", d.gravity != 0), "leak": ("leak", d.leak.upper()),
+                "mesher": ("mesher", d.mesher.upper())}
+    for name, (source, value) in expected.items():
+        got = props[name].default
+        if isinstance(value, float):
+            ok = abs(got - value) <= 1e-6 * abs(value)  # Blender keeps FloatProperty defaults in float32
+        else:
+            ok = got == value
+        assert ok, f"the add-on's {props[name].name} defaults to {got!r}, fastcd.defaults.{source} is {value!r}"
+    print(f"add-on defaults: {len(expected)} settings equal fastcd.defaults")
+
+
 def main():
     assert "fastcd_blender" in bpy.context.preferences.addons, "the add-on is not enabled in this profile"
+    check_defaults_are_fastcds()
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 24

@@ -96,7 +96,45 @@ assert keys(several["settings"]) == keys(runs["gltf"]["settings"]), keys(several
 for c in several["characters"]:
     assert keys(c) == keys(runs["gltf"]["characters"][0]), keys(c) ^ keys(runs["gltf"]["characters"][0])
 assert set(several) <= set(runs["gltf"]), set(several) - set(runs["gltf"])
-for k in ("ym", "pr", "rho", "model_requested", "model_simulated"):  # the settings a run of several lacked
+for k in ("ym", "ym_normalised", "pr", "rho", "material_requested", "material_simulated"):  # the settings a run of several lacked
     assert several["settings"][k] == several["characters"][0]["settings"][k], k
 assert runs["gltf"]["gltf"] is not None and runs["scene_json"]["gltf"] is None
+
+# Every default is fastcd/common/defaults.hpp's (fastcd.defaults): the command line's help says so,
+# and a bake given no settings (the glTF character, the surface: only --frames and --solver) uses them.
+D = fastcd.defaults
+text = subprocess.run([fastcd_exe, "run", "--help"], capture_output=True, text=True, check=True).stdout
+
+
+def option_help(flag):
+    """The help of one option: its line and the description lines under it."""
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith(flag + " ") or
+              line.strip().startswith(flag + ","))
+    out = [lines[at]]
+    for line in lines[at + 1:]:
+        if line.startswith("  -"):  # the next option (descriptions are indented further)
+            break
+        out.append(line)
+    return " ".join(out)
+
+
+for flag, value in (("--solver", D.solver), ("--modes", D.modes), ("--clusters", D.clusters),
+                    ("--iterations", D.iterations), ("--precision", D.precision), ("--leak", D.leak),
+                    ("--gravity", f"{D.gravity:g}")):
+    assert f"={value} " in option_help(flag) + " ", (flag, value, option_help(flag))
+for flag, value in (("--ym", D.ym), ("--pr", D.pr), ("--rho", D.rho), ("--dt", D.dt), ("--scale", D.metres_per_unit),
+                    ("--voxel-resolution", D.voxel_resolution), ("--pca-tolerance", D.pca_tolerance),
+                    ("--mesher", D.mesher), ("--glb-encoding", D.glb_encoding)):
+    shown = f"{value:g}" if isinstance(value, (int, float)) else value
+    assert f"(default {shown})" in option_help(flag), (flag, value, option_help(flag))
+for name in ("gltf", "surface"):
+    s = runs[name]["settings"]
+    assert (s["iterations"], s["modes"], s["clusters"]) == (D.iterations, D.modes, D.clusters), (name, s)
+    assert (s["leak"], s["precision"], s["gravity"]) == (D.leak, D.precision, D.gravity), (name, s)
+    # Young's modulus in Pa as given, for every input kind; the solvers' value beside it.
+    assert (s["ym"], s["pr"], s["rho"], s["dt"]) == (D.ym, D.pr, D.rho, D.dt), (name, s)
+    assert s["ym_normalised"] != s["ym"], (name, s)
+assert runs["gltf"]["solver"] == D.solver, runs["gltf"]["solver"]
+print("defaults: the command line's help and a bake without settings use fastcd.defaults")
 print("bake pipeline OK: the same run.json keys for every input kind; fastcd run and fastcd.bake bake the same files")

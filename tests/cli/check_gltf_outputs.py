@@ -55,7 +55,10 @@ def main():
     assert g["encoding"] == want_encoding, g
     assert g["frames"] == frames, (g, frames)
     assert g["worst_blend_condition"] >= 1 and g["worst_blend_condition"] < 1e3, g
-    assert g["ym_pa"] > 0 and g["metres_per_normalised_unit"] > 0, g
+    # Young's modulus in Pa as given, and what the solvers took: ym / L^2 (L metres per normalised unit).
+    L, s = g["metres_per_normalised_unit"], run["settings"]
+    assert L > 0 and s["ym"] > 0, (g, s)
+    assert abs(s["ym_normalised"] * L * L - s["ym"]) <= 1e-12 * s["ym"], (s["ym"], s["ym_normalised"], L)
     assert run["max_constraint_residual_relative"] < 1e-8, run["max_constraint_residual_relative"]
     glb = out / g["glb"]
     assert glb.stat().st_size == g["bytes"], (glb.stat().st_size, g["bytes"])

@@ -20,7 +20,7 @@ TEST(RunRigOnly, BakedCacheIsTheRigPose) {
   double worst = 0.0;
   for (std::size_t f = 0; f < s.poses.size(); ++f) {
     const MatrixXd rig =
-        (MatrixXd(s.render_E * unflatten(J * s.poses[f], 3)) * s.scale).rowwise() + s.center.transpose();
+        (MatrixXd(s.render_E * unflatten(J * s.poses[f], 3)) * s.half_extent).rowwise() + s.center.transpose();
     worst = std::max(worst, (pc.frames[f] - rig).cwiseAbs().maxCoeff() / rig.cwiseAbs().maxCoeff());
   }
   EXPECT_LT(worst, 1e-6);  // float32 storage

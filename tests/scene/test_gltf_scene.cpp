@@ -149,15 +149,18 @@ TEST_F(GltfScene, RiggedSimpleHasSkinWeightsAndTheFilesPosesInTheNormalisedFrame
           << "frame " << k << ", joint " << j;
     }
   }
-  // Units: the material is physical, the length of a normalised unit L = scale * metres per unit.
-  EXPECT_DOUBLE_EQ(s.metres_per_normalised_unit, s.scale);
-  EXPECT_DOUBLE_EQ(s.ym, 2e4 / (s.scale * s.scale));
+  // Units: the material is physical (Young's modulus kept in Pa, as given), the length of a
+  // normalised unit L = half_extent * metres per unit, and the solvers take ym / L^2.
+  EXPECT_DOUBLE_EQ(s.metres_per_normalised_unit, s.half_extent);
+  EXPECT_EQ(s.ym, defaults::ym);
+  EXPECT_DOUBLE_EQ(scene_simulation_options(s).cd.ym, 2e4 / (s.half_extent * s.half_extent));
   GltfSceneOptions cm;
   cm.metres_per_unit = 0.01;
   cm.ym = 5e4;
   const Scene t = load_gltf_scene(path, cm);
-  EXPECT_DOUBLE_EQ(t.metres_per_normalised_unit, 0.01 * t.scale);
-  EXPECT_NEAR(t.ym, 5e4 / std::pow(0.01 * t.scale, 2), 1e-9 * t.ym);
+  EXPECT_DOUBLE_EQ(t.metres_per_normalised_unit, 0.01 * t.half_extent);
+  EXPECT_EQ(t.ym, 5e4);
+  EXPECT_NEAR(normalised_ym(t, t.ym), 5e4 / std::pow(0.01 * t.half_extent, 2), 1e-15 * normalised_ym(t, t.ym));
 }
 
 TEST_F(GltfScene, RefusesOpenSkinsAndBadSettingsNamingTheFile) {

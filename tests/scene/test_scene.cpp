@@ -1,8 +1,11 @@
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "fastcd/io/anim_io.hpp"
+#include "fastcd/scene/gltf_scene.hpp"
 #include "fastcd/scene/scene.hpp"
+#include "fastcd/scene/scene_simulation.hpp"
 #include "test_util.hpp"
 
 namespace fastcd {
@@ -112,6 +115,89 @@ TEST_F(SceneErrors, ClearMessages) {
                 "walrus_cage.tgf\", \"anim_file\": \"" + kData +
                 "complementary-dynamics-2d/daisy/daisy_data/daisy.dmat\", \"dt\": 0.01, \"YM\": 1e5, \"pr\": 0.3}");
   test::expect_throw_with<std::runtime_error>([&] { load_scene(bad_cage); }, "the cage has 9 vertices");
+}
+
+// "material" is the key; the releases' "model" is read as its alias, and the two may not disagree.
+TEST_F(SceneErrors, MaterialKeyAndTheReleasesModelAlias) {
+  EXPECT_EQ(load_scene(scene(", \"material\": \"arap\"")).material, "arap");
+  EXPECT_EQ(load_scene(scene(", \"model\": \"arap\"")).material, "arap");
+  EXPECT_EQ(load_scene(scene(", \"material\": \"arap\", \"model\": \"arap\"")).material, "arap");
+  SceneOptions arap;
+  arap.material = "arap";
+  const Scene stvk = load_scene(scene(", \"material\": \"stvk\""), arap);
+  EXPECT_EQ(stvk.material, "stvk");
+  ASSERT_EQ(stvk.warnings.size(), 1u);
+  EXPECT_NE(stvk.warnings[0].find("'stvk' material; simulated as ARAP"), std::string::npos);
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene(", \"material\": \"stvk\"")); },
+                                              "--material arap");
+  // Both keys, saying different things: refused naming the file and both keys, even when asked to
+  // run the scene as ARAP.
+  const std::string both = scene(", \"material\": \"arap\", \"model\": \"neohookean\"");
+  for (const SceneOptions& o : {SceneOptions{}, arap})
+    test::expect_throw_with<std::runtime_error>(
+        [&] { load_scene(both, o); },
+        "'" + both +
+            "': \"material\" is 'arap' but \"model\" (the releases' name for the same setting) is "
+            "'neohookean'");
+  test::expect_throw_with<std::runtime_error>([&] { load_scene(scene(", \"material\": 1")); },
+                                              "\"material\" must be a string");
+}
+
+// Poisson's ratio is used: it reaches the solvers, whose ARAP mu = ym / (2 (1 + pr)).
+TEST_F(SceneErrors, PoissonsRatioReachesTheSolver) {
+  const Scene s = load_scene(scene(""));
+  EXPECT_EQ(s.pr, 0.4);
+  const SimulationOptions o = scene_simulation_options(s);
+  EXPECT_EQ(o.cd.pr, 0.4);
+  EXPECT_EQ(o.cd.ym, 5e4);  // a release scene's YM acts on the normalised mesh as it is
+  EXPECT_EQ(normalised_ym(s, s.ym), s.ym);
+  // A different pr is a different stiffness (mu), so a different simulation.
+  const Scene s0 = load_scene(write("pr0.json", R"({"mesh_file": "sphere.mesh", "handle_file": "sphere.tgf",
+      "weight_file": "sphere.dmat", "anim_file": "sphere_anim.txt", "dt": 0.01, "YM": 5e4, "pr": 0.0})"));
+  Simulation a = make_simulation(s, scene_simulation_options(s));
+  Simulation b = make_simulation(s0, scene_simulation_options(s0));
+  for (int f = 0; f < 3; ++f) {
+    a.advance(s.poses[static_cast<std::size_t>(f)]);
+    b.advance(s0.poses[static_cast<std::size_t>(f)]);
+  }
+  EXPECT_GT((a.positions() - b.positions()).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+// Every option struct of a run starts from fastcd/common/defaults.hpp (which the CLI, Python's
+// fastcd.defaults and the Blender add-on read too): a literal that drifts from it fails here.
+TEST(Defaults, EveryRunOptionStartsFromTheOnePlace) {
+  const SceneRunSettings run;
+  EXPECT_EQ(to_string(run.solver), defaults::solver);
+  EXPECT_STREQ(precision_name(run.precision), defaults::precision);
+  EXPECT_EQ(run.iterations, defaults::iterations);
+  EXPECT_EQ(run.modes, defaults::modes);
+  EXPECT_EQ(run.clusters, defaults::clusters);
+  EXPECT_EQ(run.leak, defaults::leak);
+  EXPECT_EQ(run.gravity, defaults::gravity);
+  const SurfaceSceneOptions surface;
+  const GltfSceneOptions gltf;
+  for (const auto& [dt, ym, pr, rho, mpu] :
+       {std::tuple{surface.dt, surface.ym, surface.pr, surface.rho, surface.metres_per_unit},
+        std::tuple{gltf.dt, gltf.ym, gltf.pr, gltf.rho, gltf.metres_per_unit}}) {
+    EXPECT_EQ(dt, defaults::dt);
+    EXPECT_EQ(ym, defaults::ym);
+    EXPECT_EQ(pr, defaults::pr);
+    EXPECT_EQ(rho, defaults::rho);
+    EXPECT_EQ(mpu, defaults::metres_per_unit);
+  }
+  EXPECT_EQ(gltf.tets.mesher, defaults::mesher);
+  EXPECT_EQ(gltf.voxel.resolution, defaults::voxel_resolution);
+  EXPECT_EQ(GltfBakeOptions{}.encoding, defaults::glb_encoding);
+  EXPECT_EQ(GltfBakeOptions{}.pca_tolerance, defaults::pca_tolerance);
+  // The iterations the solvers' own options start from are the run's too (tutorial 23: 10).
+  EXPECT_EQ(CDOptions{}.iterations, defaults::iterations);
+}
+
+// A scene without "rho" takes the releases' density (2D: 1, 3D: 1000) from the same place.
+TEST_F(SceneErrors, DefaultDensityIsTheReleases) {
+  EXPECT_EQ(load_scene(scene("")).rho, defaults::scene_rho_3d);
+  const std::string bird = kData + "complementary-dynamics-2d/bird/bird_mouth_data/bird_mouth.json";
+  EXPECT_EQ(load_scene(bird).rho, defaults::scene_rho_2d);
 }
 
 TEST_F(SceneErrors, HandlesWithoutWeightsGetBiharmonicWeights) {

@@ -105,10 +105,11 @@ TEST_F(SurfaceScene, VertexFilesCountTheSurfaceVertices) {
   const MatrixXd file = to_file_units(s, out, s.X);
   // Each handle sits on its surface vertex; the fixed vertex is that surface vertex's tet vertex.
   for (Index h = 0; h < 2; ++h)
-    EXPECT_LT(((s.handle_points.row(h) * s.scale + s.center.transpose()) - surface_.V.row(h == 0 ? 3 : 40)).norm(),
-              1e-12);
+    EXPECT_LT(
+        ((s.handle_points.row(h) * s.half_extent + s.center.transpose()) - surface_.V.row(h == 0 ? 3 : 40)).norm(),
+        1e-12);
   ASSERT_EQ(s.fixed.size(), 1);
-  EXPECT_EQ((s.X.row(s.fixed[0]) * s.scale + s.center.transpose() - surface_.V.row(10)).norm(), 0.0);
+  EXPECT_EQ((s.X.row(s.fixed[0]) * s.half_extent + s.center.transpose() - surface_.V.row(10)).norm(), 0.0);
   EXPECT_EQ(file.rows(), surface_.V.rows());
 }
 
@@ -135,8 +136,12 @@ TEST_F(SurfaceScene, SurfaceWithoutJsonHasPhysicalUnits) {
   const Scene s = load_surface_scene(path("sphere.obj"), o);
   expect_surface_is_output(s, surface_);
   EXPECT_EQ(s.name, "sphere");
-  EXPECT_DOUBLE_EQ(s.metres_per_normalised_unit, 0.01 * s.scale);
-  EXPECT_NEAR(s.ym, 3e4 / std::pow(0.01 * s.scale, 2), 1e-9 * s.ym);
+  EXPECT_DOUBLE_EQ(s.metres_per_normalised_unit, 0.01 * s.half_extent);
+  // Young's modulus stays as given (Pa); the solvers take it over L^2 (L metres per normalised unit).
+  EXPECT_EQ(s.ym, 3e4);
+  EXPECT_DOUBLE_EQ(scene_simulation_options(s).cd.ym, 3e4 / std::pow(0.01 * s.half_extent, 2));
+  EXPECT_EQ(s.pr, o.pr);
+  EXPECT_EQ(scene_simulation_options(s).cd.pr, o.pr);
   EXPECT_EQ(s.rho, 1000);
   o.animation.clear();
   test::expect_throw_with<std::runtime_error>([&] { load_surface_scene(path("sphere.obj"), o); }, "--anim");
@@ -151,7 +156,8 @@ TEST_F(SurfaceScene, ACharacterFileIsAScene) {
   EXPECT_EQ(s.name, "c");
   EXPECT_EQ(s.poses.size(), 10u);
   EXPECT_EQ(s.dt, 0.02);
-  EXPECT_NEAR(s.ym, 3e4 / std::pow(s.metres_per_normalised_unit, 2), 1e-9 * s.ym);
+  EXPECT_EQ(s.ym, 3e4);
+  EXPECT_DOUBLE_EQ(normalised_ym(s, s.ym), 3e4 / std::pow(s.metres_per_normalised_unit, 2));
   EXPECT_EQ(fs::path(s.input_files[0]).filename(), "c.json");
   // The .glb itself is a scene too (the defaults).
   const Scene d = load_scene(glb);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/io/atomic_file.hpp"
 #include "fastcd/scene/gltf_scene.hpp"
 #include "fastcd/scene/scene.hpp"
@@ -41,15 +42,16 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 struct ViewArgs {
-  std::string scene, solver = "fast", leak = "auto", view = "shaded", layout = "side", screenshot, record;
-  std::string size = "960x640";
+  std::string scene, solver = defaults::interactive_solver, leak = defaults::leak, view = "shaded", layout = "side";
+  std::string screenshot, record, size = "960x640";
   std::vector<std::string> drags;
-  int modes = 16, clusters = 100, iterations = 10, mode = 0, frame = -1, frames = -1;
+  int modes = defaults::modes, clusters = defaults::clusters, iterations = defaults::iterations;
+  int mode = 0, frame = -1, frames = -1;
   double gravity = 0, quit_after = 0;
   bool stats = false, paused = false, print_handles = false;
   std::string window_screenshot, lift = "auto";
   std::string clip, handles, anim, weights;  ///< glTF clip; a plain surface's handles, animation, weights
-  double scale = 0;                          ///< glTF / surface: metres per file unit (0: the default)
+  double metres_per_unit = 0;                ///< glTF / surface: metres per file unit (--scale; 0: the default)
 };
 
 /// How the model is drawn: the colour field, the layout and the selected handle.
@@ -186,7 +188,7 @@ std::unique_ptr<ViewerModel> make_model(const ViewArgs& a, Look& look) {
   if (is_gltf_file(a.scene)) {
     GltfSceneOptions go;
     go.clip = a.clip;
-    if (a.scale > 0) go.metres_per_unit = a.scale;
+    if (a.metres_per_unit > 0) go.metres_per_unit = a.metres_per_unit;
     go.cache_dir = cache;
     scene = std::make_shared<const Scene>(load_gltf_scene(a.scene, go));
   } else if (is_surface_file(a.scene)) {
@@ -195,10 +197,10 @@ std::unique_ptr<ViewerModel> make_model(const ViewArgs& a, Look& look) {
     o.handles = a.handles;
     o.animation = a.anim;
     o.weights = a.weights;
-    if (a.scale > 0) o.metres_per_unit = a.scale;
+    if (a.metres_per_unit > 0) o.metres_per_unit = a.metres_per_unit;
     scene = std::make_shared<const Scene>(load_surface_scene(a.scene, o, so));
   } else {
-    FASTCD_CHECK(a.clip.empty() && a.handles.empty() && a.anim.empty() && a.weights.empty() && a.scale == 0,
+    FASTCD_CHECK(a.clip.empty() && a.handles.empty() && a.anim.empty() && a.weights.empty() && a.metres_per_unit == 0,
                  "--clip, --scale, --handles, --anim and --weights are for glTF characters and plain surfaces");
     scene = std::make_shared<const Scene>(load_scene(a.scene, so));
   }
@@ -578,7 +580,8 @@ void register_view(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   v->add_option("--clip", a->clip, "glTF: the clip, by name or index (default: the first)");
-  v->add_option("--scale", a->scale, "glTF / surface: metres per file unit")->check(CLI::PositiveNumber);
+  v->add_option("--scale,--metres-per-unit", a->metres_per_unit, "glTF / surface: metres per file unit")
+      ->check(CLI::PositiveNumber);
   v->add_option("--handles", a->handles, "surface: the handles (TGF)")->check(CLI::ExistingFile);
   v->add_option("--anim", a->anim, "surface: the handles' animation")->check(CLI::ExistingFile);
   v->add_option("--weights", a->weights, "surface: LBS weights, one row per surface vertex")->check(CLI::ExistingFile);

@@ -257,7 +257,7 @@ FrameWriter::~FrameWriter() = default;
 void FrameWriter::warn(const std::string& w) { warnings_.push_back(prefix_ + w); }
 
 MatrixXd FrameWriter::file_units(const MatrixXd& Xs) const {
-  if (whole_mesh_ && obj_) return (Xs * scene_.scale).rowwise() + scene_.center.transpose();
+  if (whole_mesh_ && obj_) return (Xs * scene_.half_extent).rowwise() + scene_.center.transpose();
   return to_file_units(scene_, surf_, Xs);
 }
 
@@ -285,7 +285,7 @@ void FrameWriter::record(int f, const Simulation& sim, BackgroundWriter& writer)
   signed_measures(Xr, scene_.T, measure_);
   rig_inverted = std::max(rig_inverted, count_inverted(rest_measure_, measure_));
   const MatrixXd V =
-      render_J_.rows() > 0 ? MatrixXd((Sc * scene_.scale).rowwise() + scene_.center.transpose()) : file_units(Xc);
+      render_J_.rows() > 0 ? MatrixXd((Sc * scene_.half_extent).rowwise() + scene_.center.transpose()) : file_units(Xc);
   char name[64];
   std::snprintf(name, sizeof name, "frame_%05d.obj", f + 1);
   // The OBJ is written on the writer's thread while the next frames simulate: it gets its own
@@ -298,7 +298,7 @@ void FrameWriter::record(int f, const Simulation& sim, BackgroundWriter& writer)
       write_obj(path, V, surf_.F);
   });
   baked_.push_back(V);
-  if (scene_.layout == "gltf") displacements_.push_back(Su * scene_.scale);
+  if (scene_.layout == "gltf") displacements_.push_back(Su * scene_.half_extent);
   if (!keep_preview_) return;
   if (render_J_.rows() > 0) {
     rig_frames.push_back(Sr);

@@ -30,7 +30,6 @@ json gltf_json(const Bake& bake, Index k) {
                {"worst_blend_condition", g.worst_condition},
                {"rest_space_pc2", fs::path(g.pc2).filename().string()},
                {"rest_space_mdd", fs::path(g.mdd).filename().string()},
-               {"ym_pa", scene.ym * scene.metres_per_normalised_unit * scene.metres_per_normalised_unit},
                {"metres_per_normalised_unit", scene.metres_per_normalised_unit},
                {"gravity_m_per_s2", bake.settings().run.gravity}};
   json caches = json::array();
@@ -49,13 +48,16 @@ json gltf_json(const Bake& bake, Index k) {
   return info;
 }
 
-/// A character's own settings: the scene's material and time step with the run's on top.
+/// A character's own settings: the scene's material and time step with the run's on top. "ym" is
+/// Young's modulus as given (Pa), "ym_normalised" what the solvers took (normalised_ym).
 json character_settings(const Bake& bake, Index k) {
   const SimulationOptions& so = bake.simulation_options(k);
   const CDOptions& o = so.cd;
   const SceneRunSettings& run = bake.settings().run;
+  const Scene& scene = bake.character(k).scene;
   return {{"dt", o.dt},
-          {"ym", o.ym},
+          {"ym", scene.ym},
+          {"ym_normalised", o.ym},
           {"pr", o.pr},
           {"rho", o.rho},
           {"iterations", o.iterations},
@@ -65,8 +67,8 @@ json character_settings(const Bake& bake, Index k) {
           {"leak", run.leak},
           {"gravity", run.gravity},
           {"dynamics", so.dynamics},
-          {"model_requested", bake.character(k).scene.model},
-          {"model_simulated", "arap"}};
+          {"material_requested", scene.material},
+          {"material_simulated", "arap"}};
 }
 
 /// One character's record (the same keys for every input kind).
@@ -150,7 +152,7 @@ std::string run_json(const Bake& bake, const RunJsonExtras& extras) {
                      {"threads", threads()},
                      {"precision", std::string(precision_name(run.precision))}};
     // The material: what every character shares (null when they differ).
-    for (const char* key : {"ym", "pr", "rho", "model_requested", "model_simulated"}) {
+    for (const char* key : {"ym", "ym_normalised", "pr", "rho", "material_requested", "material_simulated"}) {
       json shared = records[0]["settings"][key];
       for (const json& r : records)
         if (r["settings"][key] != shared) shared = nullptr;

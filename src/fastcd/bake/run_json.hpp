@@ -11,10 +11,11 @@
 // "offset", "settings", "precompute_s", "ms_per_step", "timings", "constraint_rank", "rig_rank",
 // "leak_field", "max_constraint_residual_relative", "structural_residual_relative",
 // "complementary_kinetic_energy", "complementary_motion_max_relative", "inverted_elements" and
-// "gltf". "settings": "dt", "ym", "pr", "rho", "iterations", "modes", "clusters", "precision",
-// "leak", "gravity", "dynamics", "model_requested", "model_simulated" (and, at the top level,
-// "threads"). A key that does not apply is null (no glTF outputs, no preview, the full
-// solver's structural residual, a setting the characters of a run do not share).
+// "gltf". "settings": "dt", "ym" (Young's modulus as given, Pa), "ym_normalised" (what the
+// solvers took: ym / metres_per_normalised_unit^2 for a scene in physical units, else ym), "pr",
+// "rho", "iterations", "modes", "clusters", "precision", "leak", "gravity", "dynamics",
+// "material_requested", "material_simulated" (and, at the top level, "threads"). A key that does not apply is null (no
+// glTF outputs, no preview, the full solver's structural residual, a setting the characters of a run do not share).
 #include <filesystem>
 #include <optional>
 #include <string>

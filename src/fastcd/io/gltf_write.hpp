@@ -19,15 +19,16 @@
 #include <string>
 #include <vector>
 
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/common/types.hpp"
 #include "fastcd/io/gltf_io.hpp"
 
 namespace fastcd {
 
 struct GltfBakeOptions {
-  std::string encoding = "frames";  ///< "frames" or "pca"
+  std::string encoding = defaults::glb_encoding;  ///< "frames" or "pca"
   /// "pca": the largest position error allowed, relative to the bind-pose bounding box diagonal.
-  double pca_tolerance = 1e-4;
+  double pca_tolerance = defaults::pca_tolerance;
   int pca_max_targets = 64;  ///< "pca": at most this many targets (plus the offset target)
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/common/types.hpp"
 
 namespace fastcd {
@@ -13,7 +14,7 @@ namespace fastcd {
 /// Tet sizes follow the surface's edge lengths (the surface is never refined; Netgen adds
 /// interior points only where the surface's sizes call for them).
 struct TetrahedralizeOptions {
-  std::string mesher = "netgen";  ///< "netgen" or "tetgen"
+  std::string mesher = defaults::mesher;  ///< "netgen" or "tetgen"
   /// Netgen's grading, 0 (uniform) .. 1 (grows fast away from fine surface detail).
   double grading = 0.3;
   /// Netgen's volume optimisation passes (improve the worst angles; the surface never moves).

@@ -4,12 +4,14 @@
 // self-intersecting skins) or when they hold a surface vertex (so thin parts are never lost and
 // every vertex embeds inside the tets); each cell is split into the six Kuhn tets. The surface is
 // not kept as tet vertices: it is embedded (embed_points) and its weights fitted (harmonic_fit).
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/common/types.hpp"
 
 namespace fastcd {
 
 struct VoxelOptions {
-  int resolution = 24;  ///< cells along the longest side of the surface's bounding box, in [2, 256]
+  int resolution =
+      defaults::voxel_resolution;  ///< cells along the longest side of the surface's bounding box, in [2, 256]
 };
 
 struct VoxelMesh {

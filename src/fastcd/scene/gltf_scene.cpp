@@ -269,7 +269,7 @@ Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const 
   s.kind = HandleKind::Bones;
   s.dt = o.dt;
   s.pr = o.pr;
-  s.model = "arap";
+  s.material = "arap";
   if (K > 1)
     s.notes.push_back(std::to_string(K) +
                       " skins, each its own body (its tets, weights and joints): they share the clip, not the tissue");
@@ -336,17 +336,17 @@ Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const 
   // Normalisation, as every scene: X = (X - center) / scale.
   s.center = ((TX.colwise().maxCoeff() + TX.colwise().minCoeff()) / 2.0).transpose();
   const MatrixXd Xc = TX.rowwise() - s.center.transpose();
-  s.scale = Xc.cwiseAbs().maxCoeff();
-  if (!(s.scale > 0)) fail_at(path, "the skin has zero extent");
-  s.X = Xc / s.scale;
-  const double L = s.scale * o.metres_per_unit;
+  s.half_extent = Xc.cwiseAbs().maxCoeff();
+  if (!(s.half_extent > 0)) fail_at(path, "the skin has zero extent");
+  s.X = Xc / s.half_extent;
+  const double L = s.half_extent * o.metres_per_unit;
   s.metres_per_normalised_unit = L;
-  s.ym = o.ym / (L * L);
+  s.ym = o.ym;  // Pa, as given: the solvers take normalised_ym(s, s.ym) = ym / L^2
   s.rho = o.rho;
 
   // Joints at rest (bind pose, normalised) for drawing.
   s.handle_points = MatrixXd::Zero(s.handles, 3);
-  if (c.joint_points.size() > 0) s.handle_points = (c.joint_points.rowwise() - s.center.transpose()) / s.scale;
+  if (c.joint_points.size() > 0) s.handle_points = (c.joint_points.rowwise() - s.center.transpose()) / s.half_extent;
 
   // Poses: each joint's [A | t] taken to normalised coordinates (x_n = (x - c) / s: A stays,
   // t -> (A c + t - c) / s).
@@ -355,7 +355,7 @@ Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const 
   for (VectorXd& p : s.poses)
     for (Index j = 0; j < s.handles; ++j) {
       Eigen::Map<Eigen::Matrix<double, 3, 4>> A(p.data() + 12 * j);
-      A.col(3) = (A.leftCols<3>() * ctr + A.col(3) - ctr) / s.scale;
+      A.col(3) = (A.leftCols<3>() * ctr + A.col(3) - ctr) / s.half_extent;
     }
   s.frames_declared = static_cast<Index>(s.poses.size());
   // The simulation starts at the clip's first frame, at rest: the bind pose is usually far from
@@ -367,7 +367,7 @@ Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const 
                                       c.layout == "gltf" ? "lbs (glTF skin)" : "lbs (skin)", RigParams::AffineHandles);
 
   // Output: every render vertex of every skin, in the tets.
-  s.render_V = (RV.rowwise() - s.center.transpose()) / s.scale;
+  s.render_V = (RV.rowwise() - s.center.transpose()) / s.half_extent;
   Index rf = 0;
   for (const MatrixXi& Fk : render_F) rf += Fk.rows();
   s.render_F.resize(rf, 3);
@@ -378,7 +378,7 @@ Scene skinned_scene(const SkinnedCharacter& c, const GltfSceneOptions& o, const 
   }
   s.render_E.resize(nr, s.X.rows());
   s.render_E.setFromTriplets(E.begin(), E.end());
-  s.render_max_distance /= s.scale;  // voxel embeddings: the farthest render vertex outside the tets
+  s.render_max_distance /= s.half_extent;  // voxel embeddings: the farthest render vertex outside the tets
   return s;
 }
 

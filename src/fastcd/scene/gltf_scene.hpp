@@ -19,13 +19,14 @@
 namespace fastcd {
 
 struct GltfSceneOptions {
-  std::string clip;            ///< clip name or index; "" = the first
-  double dt = 1.0 / 60.0;      ///< simulation time step, s (the clip is sampled at it)
-  double metres_per_unit = 1;  ///< the file's length unit in metres (glTF says metres; many files are not)
-  double ym = 2e4;             ///< Young's modulus, Pa (soft tissue)
-  double pr = 0.45;            ///< Poisson's ratio
-  double rho = 1000;           ///< density, kg / m^3
-  TetrahedralizeOptions tets;  ///< tets.mesher "netgen", "tetgen" or "voxel" (voxel_mesh with `voxel`)
+  std::string clip;          ///< clip name or index; "" = the first
+  double dt = defaults::dt;  ///< simulation time step, s (the clip is sampled at it)
+  double metres_per_unit =
+      defaults::metres_per_unit;  ///< the file's length unit in metres (glTF says metres; many files are not)
+  double ym = defaults::ym;       ///< Young's modulus, Pa (soft tissue)
+  double pr = defaults::pr;       ///< Poisson's ratio
+  double rho = defaults::rho;     ///< density, kg / m^3
+  TetrahedralizeOptions tets;     ///< tets.mesher "netgen", "tetgen" or "voxel" (voxel_mesh with `voxel`)
   VoxelOptions voxel;
   /// Folder of cached tet meshes (tetrahedralize_cached); "" meshes every time.
   std::string cache_dir;
@@ -68,7 +69,7 @@ Scene skinned_scene(const SkinnedCharacter& character, const GltfSceneOptions& o
 bool is_gltf_file(const std::string& path);
 
 /// Loads the character. Scene::ym is ym / L^2 and gravity must be divided by L, where
-/// L = scene.scale * metres_per_unit is the length of one normalised unit in metres (the
+/// L = scene.half_extent * metres_per_unit is the length of one normalised unit in metres (the
 /// equations of motion rho x'' = div sigma keep their physical time scales in the normalised
 /// frame that way); Scene::metres_per_normalised_unit holds L. Scene::notes says what was done
 /// (bounding box, weld, tets, weights).

@@ -27,18 +27,45 @@ GltfSceneOptions gltf_options(const SceneOptions& opt) {
   return g;
 }
 
+/// The material the scene asks for: "material", or the releases' "model" (the C++ release's name
+/// for it: arap, neohookean, stvk, corotational), checked against what fastcd simulates (ARAP).
+void read_material(Scene& s, const nlohmann::json& j, const std::string& json_path, const SceneOptions& opt) {
+  if (!opt.material.empty() && opt.material != "arap")
+    fail(json_path, "unknown material option '" + opt.material + "' (fastcd simulates arap)");
+  for (const char* key : {"material", "model"})
+    if (j.contains(key) && !j[key].is_string())
+      fail(json_path, std::string("\"") + key + "\" must be a string (the material's name, e.g. \"arap\")");
+  if (j.contains("material") && j.contains("model") && j["material"] != j["model"])
+    fail(json_path, "\"material\" is '" + j["material"].get<std::string>() +
+                        "' but \"model\" (the releases' name for the same setting) is '" +
+                        j["model"].get<std::string>() + "': give one of them");
+  if (j.contains("material"))
+    s.material = j["material"].get<std::string>();
+  else if (j.contains("model"))
+    s.material = j["model"].get<std::string>();
+  if (s.material != "arap") {
+    if (opt.material != "arap")
+      fail(json_path, "the scene asks for the '" + s.material +
+                          "' material, which fastcd does not simulate (it simulates ARAP); to run it as ARAP with "
+                          "the same YM and pr, say so (fastcd run --material arap)");
+    s.warnings.push_back("the scene asks for the '" + s.material + "' material; simulated as ARAP, as asked");
+  }
+}
+
 /// A scene JSON naming a glTF character ("character_file") with its clip, units, material and
 /// mesher; the material is physical (Pa, kg/m^3) as on the command line.
 Scene load_character_scene(const nlohmann::json& j, const fs::path& dir, const std::string& json_path,
                            const SceneOptions& opt) {
   for (const char* key : {"mesh_file", "handle_file", "weight_file", "anim_file", "skeleton_file", "constraint_file",
-                          "fixed_region_file", "render_mesh_file", "model", "scale"})
+                          "fixed_region_file", "render_mesh_file", "scale"})
     if (j.contains(key))
       fail(json_path, std::string("\"") + key +
                           "\" does not apply to a \"character_file\" scene: the glTF file gives the mesh, skin and "
                           "animation");
   Scene unused;
   const std::string file = file_key(unused, j, {"character_file"}, dir, json_path);
+  Scene material;  // checked before the character is meshed
+  read_material(material, j, json_path, opt);
   GltfSceneOptions g = gltf_options(opt);
   if (j.contains("clip")) {
     if (j["clip"].is_string())
@@ -78,6 +105,8 @@ Scene load_character_scene(const nlohmann::json& j, const fs::path& dir, const s
   Scene s = load_gltf_scene(file, g);
   s.name = fs::path(json_path).stem().string();
   s.input_files.insert(s.input_files.begin(), fs::absolute(json_path).lexically_normal().string());
+  s.material = material.material;
+  s.warnings.insert(s.warnings.end(), material.warnings.begin(), material.warnings.end());
   s.with_dynamics = number(j, "with_dynamics", 1, json_path) != 0;
   if (j.contains("frame_num")) {
     const double fnum = number(j, "frame_num", 0, json_path);
@@ -89,23 +118,9 @@ Scene load_character_scene(const nlohmann::json& j, const fs::path& dir, const s
   return s;
 }
 
-/// A scene from its JSON object: `json_path` names it in messages (a scene file, or the surface
-/// of load_surface_scene), `dir` resolves its files.
-Scene scene_from_json(const nlohmann::json& j, const std::string& json_path, const fs::path& dir,
-                      const SceneOptions& opt) {
-  check_keys(j, json_path);
-  if (j.contains("image_file"))
-    fail(json_path,
-         "\"image_file\" (a mesh built from a PNG image, the 2020 release's amoeba) is not supported: "
-         "give the scene a \"mesh_file\" instead");
-  if (j.contains("character_file")) return load_character_scene(j, dir, json_path, opt);
-  for (const char* key : {"clip", "metres_per_unit"})
-    if (j.contains(key))
-      fail(json_path, std::string("\"") + key + "\" is for a \"character_file\" scene (a glTF character)");
-  Scene s;
-  s.name = fs::path(json_path).stem().string();
-  s.input_files.push_back(fs::absolute(json_path).lexically_normal().string());
-  s.dt = required_number(j, "dt", "the time step, s", json_path);
+/// "YM" and "pr", or instead the Lame parameters "mu" and "lambda" (the MATLAB release's amoeba),
+/// into s.ym and s.pr (ARAP uses both, through mu = ym / (2 (1 + pr))).
+void read_elasticity(Scene& s, const nlohmann::json& j, const std::string& json_path) {
   if (j.contains("mu") || j.contains("lambda")) {
     if (j.contains("YM") || j.contains("pr")) fail(json_path, "give either YM and pr or mu and lambda, not both");
     const double mu = required_number(j, "mu", "the Lame parameter mu", json_path);
@@ -120,6 +135,34 @@ Scene scene_from_json(const nlohmann::json& j, const std::string& json_path, con
     s.ym = required_number(j, "YM", "Young's modulus, Pa", json_path);
     s.pr = required_number(j, "pr", "Poisson's ratio", json_path);
   }
+}
+
+/// A scene from its JSON object: `json_path` names it in messages (a scene file, or the surface
+/// of load_surface_scene), `dir` resolves its files. `physical`: a plain surface's options, whose
+/// time step and material (in physical units) replace the JSON's "dt", "YM", "pr" and "rho"
+/// (its JSON then names only the files).
+Scene scene_from_json(const nlohmann::json& j, const std::string& json_path, const fs::path& dir,
+                      const SceneOptions& opt, const SurfaceSceneOptions* physical = nullptr) {
+  check_keys(j, json_path);
+  if (j.contains("image_file"))
+    fail(json_path,
+         "\"image_file\" (a mesh built from a PNG image, the 2020 release's amoeba) is not supported: "
+         "give the scene a \"mesh_file\" instead");
+  if (j.contains("character_file")) return load_character_scene(j, dir, json_path, opt);
+  for (const char* key : {"clip", "metres_per_unit"})
+    if (j.contains(key))
+      fail(json_path, std::string("\"") + key + "\" is for a \"character_file\" scene (a glTF character)");
+  Scene s;
+  s.name = fs::path(json_path).stem().string();
+  s.input_files.push_back(fs::absolute(json_path).lexically_normal().string());
+  if (physical) {
+    s.dt = physical->dt;
+    s.ym = physical->ym;
+    s.pr = physical->pr;
+  } else {
+    s.dt = required_number(j, "dt", "the time step, s", json_path);
+    read_elasticity(s, j, json_path);
+  }
   s.with_dynamics = number(j, "with_dynamics", 1, json_path) != 0;
   if (!(s.dt > 0)) fail(json_path, "dt must be > 0, got " + std::to_string(s.dt));
   if (!(s.ym > 0)) fail(json_path, "YM must be > 0, got " + std::to_string(s.ym));
@@ -132,21 +175,10 @@ Scene scene_from_json(const nlohmann::json& j, const std::string& json_path, con
   }
   if (j.contains("scale") && number(j, "scale", 1.0, json_path) != 1.0)
     s.warnings.push_back(
-        "\"scale\" is read by the C++ release but used by none of its examples; fastcd ignores it "
-        "(positions are normalised like the releases and written back in the file's units)");
-  if (j.contains("model")) {
-    if (!j["model"].is_string()) fail(json_path, "\"model\" must be a string");
-    s.model = j["model"].get<std::string>();
-  }
-  if (s.model != "arap") {
-    if (opt.material != "arap")
-      fail(json_path, "the scene asks for the '" + s.model +
-                          "' material, which fastcd does not simulate (it simulates ARAP); to run it as ARAP with "
-                          "the same YM and pr, say so (fastcd run --material arap)");
-    s.warnings.push_back("the scene asks for the '" + s.model + "' material; simulated as ARAP, as asked");
-  }
-  if (!opt.material.empty() && opt.material != "arap")
-    fail(json_path, "unknown material option '" + opt.material + "' (fastcd simulates arap)");
+        "\"scale\" is ignored, as the C++ release ignores it (its read_json_data reads the value and its "
+        "simulation never uses it): positions are normalised as the releases do and written back in the file's "
+        "units; a glTF character's length unit is \"metres_per_unit\"");
+  read_material(s, j, json_path, opt);
   const std::string rig_opt = opt.rig;
   if (rig_opt != "auto" && rig_opt != "lbs" && rig_opt != "wire" && rig_opt != "mvc" && rig_opt != "harmonic")
     fail(json_path, "unknown rig option '" + rig_opt + "' (use auto, lbs, wire, mvc or harmonic)");
@@ -179,7 +211,8 @@ Scene scene_from_json(const nlohmann::json& j, const std::string& json_path, con
   }
   // Density: the releases' mass matrices (the MATLAB release's unit density in 2D, the C++
   // release's lumped mass times 1000 in 3D), unless the scene says.
-  s.rho = number(j, "rho", s.dim == 3 ? 1000.0 : 1.0, json_path);
+  s.rho = physical ? physical->rho
+                   : number(j, "rho", s.dim == 3 ? defaults::scene_rho_3d : defaults::scene_rho_2d, json_path);
   if (!(s.rho > 0) || !std::isfinite(s.rho)) fail(json_path, "rho must be > 0, got " + std::to_string(s.rho));
   load_fixed_region(s, j, dir, json_path, mesh_file, src);
   detail::report_progress(kWork, "embedding the render mesh", 2, 4);
@@ -247,21 +280,18 @@ Scene load_surface_scene(const std::string& surface, const SurfaceSceneOptions& 
   if (!(o.ym > 0) || !std::isfinite(o.ym)) fail(surface, "YM must be > 0, got " + fmt(o.ym));
   if (!(o.metres_per_unit > 0) || !std::isfinite(o.metres_per_unit))
     fail(surface, "the length unit (metres per file unit) must be > 0, got " + fmt(o.metres_per_unit));
-  nlohmann::json j = {{"mesh_file", absolute(surface)},
-                      {"handle_file", absolute(o.handles)},
-                      {"anim_file", absolute(o.animation)},
-                      {"dt", o.dt},
-                      {"YM", o.ym},
-                      {"pr", o.pr},
-                      {"rho", o.rho}};
+  if (!(o.rho > 0) || !std::isfinite(o.rho)) fail(surface, "rho must be > 0, got " + fmt(o.rho));
+  // The files, named by the keys the scene's loaders read (what a scene JSON naming the surface as
+  // its "mesh_file" says); the time step and the material go in as they are (`physical`).
+  nlohmann::json j = {
+      {"mesh_file", absolute(surface)}, {"handle_file", absolute(o.handles)}, {"anim_file", absolute(o.animation)}};
   if (!o.weights.empty()) j["weight_file"] = absolute(o.weights);
-  Scene s = scene_from_json(j, surface, fs::path(surface).parent_path(), opt);
+  Scene s = scene_from_json(j, surface, fs::path(surface).parent_path(), opt, &o);
   if (s.dim != 3) fail(surface, "the surface is planar: give a 2D scene JSON for a 2D mesh");
   s.input_files.erase(s.input_files.begin());  // the surface itself, named again as the mesh
-  // Physical units: YM in Pa over L^2 (L metres per normalised unit), as for glTF characters.
-  const double L = s.scale * o.metres_per_unit;
-  s.metres_per_normalised_unit = L;
-  s.ym = o.ym / (L * L);
+  // Physical units, as for glTF characters: L metres per normalised unit; the solvers take
+  // ym / L^2 (normalised_ym) and gravity / L.
+  s.metres_per_normalised_unit = s.half_extent * o.metres_per_unit;
   return s;
 }
 

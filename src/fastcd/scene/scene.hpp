@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fastcd/cd/rig.hpp"
+#include "fastcd/common/defaults.hpp"
 #include "fastcd/common/types.hpp"
 
 namespace fastcd {
@@ -20,11 +21,13 @@ struct Scene {
   /// "surface" (a surface mesh filled with tets) or "gltf"
   std::string layout;
   Index dim = 0;
-  MatrixXd X;          ///< #V x dim rest positions, normalised: X = (X_file - center) / scale
-  MatrixXi T;          ///< #T x (dim+1) simplices
-  MatrixXi surface;    ///< boundary (3D: outward triangles) or, in 2D, the triangles themselves
-  VectorXd center;     ///< dim, normalisation centre ((max + min) / 2 of the file's vertices)
-  double scale = 1.0;  ///< normalisation scale (largest centred coordinate), as both releases do
+  MatrixXd X;        ///< #V x dim rest positions, normalised: X = (X_file - center) / half_extent
+  MatrixXi T;        ///< #T x (dim+1) simplices
+  MatrixXi surface;  ///< boundary (3D: outward triangles) or, in 2D, the triangles themselves
+  VectorXd center;   ///< dim, normalisation centre ((max + min) / 2 of the file's vertices)
+  /// Half the largest side of the file's bounding box (the largest centred coordinate), in file
+  /// units: one normalised unit, as both releases normalise (their `Vbound`).
+  double half_extent = 1.0;
   HandleKind kind = HandleKind::Bones;
   Index handles = 0;
   MatrixXd W;              ///< #V x #handles LBS weights (cage: the cage coordinates)
@@ -41,8 +44,16 @@ struct Scene {
   std::vector<VectorXd> poses;  ///< rig parameters per animation frame (normalised coordinates)
   std::string clip;             ///< glTF: the index of the clip the poses sample (as text)
   Index frames_declared = -1;   ///< "frame_num" of the JSON (-1 when absent)
-  double dt = 0.01, ym = 1e5, pr = 0.0, rho = 1.0;
-  std::string model = "arap";  ///< material the scene asks for (fastcd always simulates ARAP)
+  double dt = 0.01;             ///< s
+  /// Young's modulus as given: Pa for a glTF character or a plain surface (the solvers take
+  /// normalised_ym(scene, ym) = ym / metres_per_normalised_unit^2), the releases' YM (acting on the
+  /// normalised mesh) for their scenes.
+  double ym = 1e5;
+  double pr = 0.0;   ///< Poisson's ratio: ARAP's mu = ym / (2 (1 + pr)) (ympr_to_lame)
+  double rho = 1.0;  ///< density (kg/m^3 for a character; per normalised volume for the releases' scenes)
+  /// The material the scene asks for ("material", or the releases' "model"); fastcd simulates ARAP,
+  /// and loads another only when SceneOptions::material says to run it as ARAP.
+  std::string material = "arap";
   bool with_dynamics = true;
   /// Optional render surface (3D): "render_mesh_file" in the JSON, else <mesh stem>.obj beside
   /// a .mesh file. Normalised like X and embedded in the tets (positions = render_E X, exact at
@@ -67,8 +78,9 @@ struct Scene {
   /// A leak field painted on the input (a Blender vertex group): #V values in [0, 1] on the tet
   /// vertices (the surface's own, harmonic inside); the run's leak setting "painted" uses it.
   VectorXd leak_values;
-  /// Metres per normalised unit when the scene is in physical units (glTF characters); 0 for
-  /// the releases' scenes, whose material and gravity are given in normalised units.
+  /// Metres per normalised unit when the scene is in physical units (glTF characters, plain
+  /// surfaces): file_units_per_normalised_unit * metres_per_unit; 0 for the releases' scenes, whose
+  /// material and gravity are given in normalised units.
   double metres_per_normalised_unit = 0;
 };
 
@@ -83,7 +95,8 @@ struct Scene {
 /// - 2D MATLAB release, cage (the walrus): `skeleton_file` (closed cage polygon, TGF), no
 ///   `handle_file`, `anim_file` a DMAT of #frames x 2*#C cage positions [x_0.., y_0..];
 /// - 3D C++ release: `mesh_file` (Medit .mesh; .msh and TetGen .node also work), `handle_file`,
-///   `weight_file`, `anim_file` (bone or point-handle animation), `model`;
+///   `weight_file`, `anim_file` (bone or point-handle animation), `model` (the release's name for
+///   `material`);
 /// - a closed triangle surface as `mesh_file` (a 3D OBJ, OFF or PLY): filled with tets
 ///   (tetrahedralize_shells with `mesher` netgen / tetgen, or voxel_mesh; SceneOptions::mesher
 ///   overrides), its vertices the ones `weight_file` (rows), `constraint_file` and
@@ -96,10 +109,10 @@ struct Scene {
 /// (default: 1 in 2D, 1000 in 3D, as the releases' mass matrices),
 /// `with_dynamics`, `frame_num` (at most that many frames; a warning when the animation has
 /// fewer), `fixed_region_file` (1-based vertex indices held on the rig; `<mesh
-/// stem>_fixed_region.dmat` beside the mesh is read too), `render_mesh_file`, `scale` (read by
-/// the C++ release, unused by its examples: ignored). File weights must be a partition of unity:
-/// rows within 1e-4 of 1 (tiny negatives down to -1e-4 clamped) are renormalised with one
-/// warning; others are an error naming the vertex.
+/// stem>_fixed_region.dmat` beside the mesh is read too), `render_mesh_file`, `scale` (the C++
+/// release reads it and never uses it: ignored, with a warning when it is not 1). File weights must be a partition of
+/// unity: rows within 1e-4 of 1 (tiny negatives down to -1e-4 clamped) are renormalised with one warning; others are an
+/// error naming the vertex.
 /// @throws std::runtime_error naming the file and problem (unknown keys with the nearest valid
 ///         key, missing keys or files, malformed data, weights that are not a partition of
 ///         unity, a mesh component no handle reaches, a material fastcd does not simulate unless
@@ -129,18 +142,19 @@ bool is_surface_file(const std::string& path);
 /// --handles spot.tgf --anim spot_anim.txt): what a scene naming the surface as its
 /// "mesh_file" loads, with the material in physical units as for glTF characters.
 struct SurfaceSceneOptions {
-  std::string handles;         ///< TGF of point handles or bones (file units), required
-  std::string animation;       ///< the releases' 3D bone or point-handle animation, required
-  std::string weights;         ///< DMAT, one row per surface vertex; "" = automatic biharmonic weights
-  double dt = 1.0 / 60.0;      ///< s
-  double metres_per_unit = 1;  ///< the surface's length unit in metres
-  double ym = 2e4;             ///< Young's modulus, Pa
-  double pr = 0.45;            ///< Poisson's ratio
-  double rho = 1000;           ///< kg / m^3
+  std::string handles;       ///< TGF of point handles or bones (file units), required
+  std::string animation;     ///< the releases' 3D bone or point-handle animation, required
+  std::string weights;       ///< DMAT, one row per surface vertex; "" = automatic biharmonic weights
+  double dt = defaults::dt;  ///< s
+  double metres_per_unit = defaults::metres_per_unit;  ///< the surface's length unit in metres
+  double ym = defaults::ym;                            ///< Young's modulus, Pa
+  double pr = defaults::pr;                            ///< Poisson's ratio
+  double rho = defaults::rho;                          ///< kg / m^3
 };
 
-/// Loads a surface scene. Scene::ym is ym / L^2 with L = Scene::metres_per_normalised_unit
-/// (scale * metres_per_unit), as load_gltf_scene does; gravity is divided by L.
+/// Loads a surface scene. Scene::ym is `o.ym` (Pa) and Scene::metres_per_normalised_unit is L
+/// (file_units_per_normalised_unit * metres_per_unit), as load_gltf_scene does: the solvers take
+/// ym / L^2 (normalised_ym), gravity / L.
 /// @throws std::runtime_error as load_scene, and for missing handles or animation.
 Scene load_surface_scene(const std::string& surface, const SurfaceSceneOptions& o, const SceneOptions& options = {});
 

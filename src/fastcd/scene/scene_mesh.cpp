@@ -79,7 +79,7 @@ SurfaceSource fill_surface(Scene& s, SurfaceMesh m, const std::string& mesh_file
   src.file = mesh_file;
   src.V = m.V;
   src.F = m.F;
-  std::string mesher = "netgen";
+  std::string mesher = defaults::mesher;
   if (j.contains("mesher")) {
     if (!j["mesher"].is_string()) fail(path, "\"mesher\" must be a string (netgen, tetgen or voxel)");
     mesher = j["mesher"].get<std::string>();
@@ -87,7 +87,8 @@ SurfaceSource fill_surface(Scene& s, SurfaceMesh m, const std::string& mesh_file
   if (!opt.mesher.empty()) mesher = opt.mesher;
   if (mesher != "netgen" && mesher != "tetgen" && mesher != "voxel")
     fail(path, "unknown mesher '" + mesher + "' (use netgen, tetgen or voxel)");
-  const double res = number(j, "voxel_resolution", opt.voxel_resolution > 0 ? opt.voxel_resolution : 24, path);
+  const double res =
+      number(j, "voxel_resolution", opt.voxel_resolution > 0 ? opt.voxel_resolution : defaults::voxel_resolution, path);
   if (!(res >= 2 && res <= 256) || res != std::floor(res))
     fail(path, "voxel_resolution must be a whole number in [2, 256], got " + fmt(res));
   const std::string name = fs::path(mesh_file).filename().string();
@@ -188,9 +189,9 @@ void normalize_scene(Scene& s, const std::string& json_path) {
   // Normalise as both releases do: centre of the bounding box, largest centred coordinate.
   s.center = ((s.X.colwise().maxCoeff() + s.X.colwise().minCoeff()) / 2.0).transpose();
   const MatrixXd Xc = s.X.rowwise() - s.center.transpose();
-  s.scale = Xc.maxCoeff();
-  if (!(s.scale > 0)) fail(json_path, "the mesh is degenerate (zero extent)");
-  s.X = Xc / s.scale;
+  s.half_extent = Xc.maxCoeff();
+  if (!(s.half_extent > 0)) fail(json_path, "the mesh is degenerate (zero extent)");
+  s.X = Xc / s.half_extent;
 }
 
 /// 1-based vertex indices (a MATLAB DMAT) -> 0-based, each checked.
@@ -234,12 +235,12 @@ void load_render_mesh(Scene& s, const nlohmann::json& j, const fs::path& dir, co
   if (src.active) {  // the surface itself, each vertex on its tet vertex (voxel: in its tet)
     if (j.contains("render_mesh_file"))
       s.warnings.push_back("\"render_mesh_file\" is not read: a surface scene bakes its own surface");
-    s.render_V = (src.V.rowwise() - s.center.transpose()) / s.scale;
+    s.render_V = (src.V.rowwise() - s.center.transpose()) / s.half_extent;
     s.render_F = src.F;
     if (src.voxel) {
       s.render_E = src.E;
       s.render_element = src.element;
-      s.render_max_distance = src.max_distance / s.scale;
+      s.render_max_distance = src.max_distance / s.half_extent;
       return;
     }
     std::vector<Triplet> sel;
@@ -267,7 +268,7 @@ void load_render_mesh(Scene& s, const nlohmann::json& j, const fs::path& dir, co
     s.warnings.push_back("\"render_mesh_file\" is not read: a 2D scene bakes its own mesh");
   if (render.empty() || s.dim != 3) return;
   const SurfaceMesh r = read_obj(render);
-  s.render_V = (r.V.rowwise() - s.center.transpose()) / s.scale;
+  s.render_V = (r.V.rowwise() - s.center.transpose()) / s.half_extent;
   s.render_F = r.F;
   const Embedding emb = embed_points(s.X, s.T, s.render_V);
   s.render_E = emb.E;

@@ -135,7 +135,7 @@ VectorXd pose_from_lbs_column(const Eigen::Ref<const Eigen::RowVectorXd>& Z, Ind
 }
 
 void bone_poses_3d(Scene& s, const TgfGraph& g, const std::string& anim, const std::string& json_path) {
-  const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.scale;
+  const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.half_extent;
   const double d2r = EIGEN_PI / 180.0;
   const BoneAnimation3D a = read_bone_animation_3d(anim);
   if (a.bone_rest_euler.rows() != s.handles)
@@ -143,14 +143,14 @@ void bone_poses_3d(Scene& s, const TgfGraph& g, const std::string& anim, const s
                         std::to_string(s.handles));
   const VectorXi P = bone_parents(g.BE);
   const Index roots = (P.array() < 0).count();
-  const Eigen::Vector3d root_rest = (a.root_rest_translation - s.center) / s.scale;
+  const Eigen::Vector3d root_rest = (a.root_rest_translation - s.center) / s.half_extent;
   const Eigen::Matrix3d root_axes = euler_about_axes(a.root_rest_euler * d2r).toRotationMatrix();
   std::vector<Eigen::Matrix3d> rest_axes;
   for (Index b = 0; b < s.handles; ++b)
     rest_axes.push_back(euler_about_axes(a.bone_rest_euler.row(b).transpose() * d2r).toRotationMatrix());
   for (std::size_t f = 0; f < a.root_rotation.size(); ++f) {
     const Eigen::Quaterniond root_q = euler_about_axes(a.root_rotation[f] * d2r, root_axes);
-    const Eigen::Vector3d root_t = (a.root_translation[f] - s.center) / s.scale;
+    const Eigen::Vector3d root_t = (a.root_translation[f] - s.center) / s.half_extent;
     std::vector<Eigen::Quaterniond> dQ;
     std::vector<Eigen::Vector3d> dT;
     for (Index b = 0; b < s.handles; ++b) {
@@ -168,7 +168,7 @@ void bone_poses_3d(Scene& s, const TgfGraph& g, const std::string& anim, const s
 }
 
 void point_poses_3d(Scene& s, const TgfGraph& g, const std::string& anim, const std::string& json_path) {
-  const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.scale;
+  const MatrixXd C = (g.C.rowwise() - s.center.transpose()) / s.half_extent;
   const double d2r = EIGEN_PI / 180.0;
   const PointAnimation3D a = read_point_animation_3d(anim);
   if (a.rest_translation.rows() != s.handles)
@@ -181,8 +181,8 @@ void point_poses_3d(Scene& s, const TgfGraph& g, const std::string& anim, const 
       const Eigen::Matrix3d R =
           rest.transpose() * euler_about_axes(a.euler[f].row(h).transpose() * d2r, rest).toRotationMatrix();
       const Eigen::Vector3d c = C.row(g.P(h)).transpose();
-      const Eigen::Vector3d t = (a.translation[f].row(h).transpose() - s.center) / s.scale -
-                                (a.rest_translation.row(h).transpose() - s.center) / s.scale + c - R * c;
+      const Eigen::Vector3d t = (a.translation[f].row(h).transpose() - s.center) / s.half_extent -
+                                (a.rest_translation.row(h).transpose() - s.center) / s.half_extent + c - R * c;
       MatrixXd Ah(3, 4);
       Ah << R, t;
       A.push_back(Ah);
@@ -211,7 +211,7 @@ void load_cage(Scene& s, const nlohmann::json& j, const fs::path& dir, const std
   normalize_scene(s, json_path);
   s.kind = HandleKind::Cage;
   s.handles = g.C.rows();
-  s.handle_points = (g.C.leftCols(2).rowwise() - s.center.transpose()) / s.scale;
+  s.handle_points = (g.C.leftCols(2).rowwise() - s.center.transpose()) / s.half_extent;
   s.cage_edges = g.E;
   const bool harmonic = opt.rig == "harmonic";
   std::shared_ptr<LinearRig> rig;
@@ -397,7 +397,7 @@ void load_tgf_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, co
   if (s.kind == HandleKind::Points) {
     s.handle_points.resize(s.handles, s.dim);
     for (Index h = 0; h < s.handles; ++h)
-      s.handle_points.row(h) = (g.C.row(g.P(h)).leftCols(s.dim) - s.center.transpose()) / s.scale;
+      s.handle_points.row(h) = (g.C.row(g.P(h)).leftCols(s.dim) - s.center.transpose()) / s.half_extent;
   }
   const std::string anim = file_key(s, j, {"anim_file"}, dir, json_path);
   if (s.dim == 2) {
@@ -407,7 +407,7 @@ void load_tgf_handles(Scene& s, const nlohmann::json& j, const fs::path& dir, co
            "the animation has " + std::to_string(a.rest.rows()) + " handles, the rig " + std::to_string(s.handles));
     for (Index f = 0; f < static_cast<Index>(a.frames.size()); ++f) {
       std::vector<MatrixXd> A = to_file_poses_2d(g, P, a, f, s.kind);
-      for (auto& Ab : A) Ab = normalize_affine(Ab, s.center, s.scale);
+      for (auto& Ab : A) Ab = normalize_affine(Ab, s.center, s.half_extent);
       s.poses.push_back(pack_affine_pose(A));
     }
   } else if (s.kind == HandleKind::Bones) {

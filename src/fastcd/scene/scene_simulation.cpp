@@ -9,11 +9,16 @@
 
 namespace fastcd {
 
+double normalised_ym(const Scene& scene, double ym) {
+  const double L = scene.metres_per_normalised_unit;
+  return L > 0 ? ym / (L * L) : ym;
+}
+
 SimulationOptions scene_simulation_options(const Scene& scene, const SceneRunSettings& run) {
   SimulationOptions o;
   o.solver = run.solver;
   o.cd.dt = scene.dt;
-  o.cd.ym = scene.ym;
+  o.cd.ym = normalised_ym(scene, scene.ym);
   o.cd.pr = scene.pr;
   o.cd.rho = scene.rho;
   o.cd.iterations = run.iterations;
@@ -106,7 +111,7 @@ OutputSurface output_surface(const Scene& s) {
 MatrixXd to_file_units(const Scene& s, const OutputSurface& surf, const Eigen::Ref<const MatrixXd>& X) {
   FASTCD_CHECK(X.rows() == surf.E.cols() && X.cols() == s.dim, "X is ", shape_of(X), ", expected ", surf.E.cols(),
                " x ", s.dim);
-  return (MatrixXd(surf.E * X) * s.scale).rowwise() + s.center.transpose();
+  return (MatrixXd(surf.E * X) * s.half_extent).rowwise() + s.center.transpose();
 }
 
 }  // namespace fastcd

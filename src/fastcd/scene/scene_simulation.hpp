@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fastcd/cd/leak_field.hpp"
+#include "fastcd/common/defaults.hpp"
 
 #include "fastcd/cd/simulation.hpp"
 #include "fastcd/scene/scene.hpp"
@@ -14,21 +15,27 @@ namespace fastcd {
 /// What `fastcd run` (and Python's fastcd.load_scene) set on top of a scene's own settings.
 struct SceneRunSettings {
   SolverKind solver = SolverKind::Full;
-  int iterations = 10;
-  int modes = 16;             ///< fast solver
-  int clusters = 100;         ///< fast solver; at most the element count
-  std::string leak = "auto";  ///< see leak_field_options; "painted": the scene's leak_values
+  int iterations = defaults::iterations;
+  int modes = defaults::modes;        ///< fast solver
+  int clusters = defaults::clusters;  ///< fast solver; at most the element count
+  std::string leak = defaults::leak;  ///< see leak_field_options; "painted": the scene's leak_values
   /// Along the file's -y axis: m / s^2 for a scene in physical units (glTF characters, plain
   /// surfaces: Scene::metres_per_normalised_unit > 0), else normalised units / s^2.
-  double gravity = 0.0;
+  double gravity = defaults::gravity;
   bool dynamics = true;  ///< false: bake the rig alone
   /// The fast solver's arithmetic (CDOptions::precision); the full solver always runs in double,
   /// so this applies to fast simulations only.
   Precision precision = Precision::Double;
 };
 
-/// The scene's own settings as simulation options (dt, ym, pr and rho from the JSON; dynamics
-/// off when it says "with_dynamics": 0) with `run` on top.
+/// Young's modulus as the solvers take it, for the normalised mesh: `ym` (as the scene gives it:
+/// Pa for a scene in physical units) over L^2, L = Scene::metres_per_normalised_unit, for a glTF
+/// character or a plain surface; `ym` itself for the releases' scenes, whose YM already acts on the
+/// normalised mesh. run.json records both (settings "ym" and "ym_normalised").
+double normalised_ym(const Scene& scene, double ym);
+
+/// The scene's own settings as simulation options (dt, ym (normalised_ym), pr and rho from the
+/// scene; dynamics off when it says "with_dynamics": 0) with `run` on top.
 /// @throws std::invalid_argument for a bad leak setting (see leak_field_options).
 SimulationOptions scene_simulation_options(const Scene& scene, const SceneRunSettings& run = {});
 

@@ -119,7 +119,7 @@ SimulationOptions ViewerModel::options_for(const SceneRunSettings& run, double y
   SceneRunSettings r = run;
   r.clusters = std::min<int>(r.clusters, static_cast<int>(scene_->T.rows()));
   SimulationOptions o = scene_simulation_options(*scene_, r);
-  o.cd.ym = ym;
+  o.cd.ym = normalised_ym(*scene_, ym);  // ym as the scene gives it (Pa for a character)
   o.cd.rho = rho;
   o.monitor = r.solver != SolverKind::Fast;  // the fast solver is watched in reduced form (prepare_reduced)
   return o;
