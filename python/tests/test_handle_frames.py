@@ -154,7 +154,7 @@ def test_a_gltf_characters_handle_frames_are_its_joints_skinning_transforms():
     inverse_bind = glb.accessor(skin["inverseBindMatrices"]).reshape(-1, 4, 4).transpose(0, 2, 1)
     rig = scene.rig
     assert rig.num_handles() == len(joints) == scene.handles
-    c, s = np.asarray(scene.center, dtype=float), float(scene.scale)
+    c, s = np.asarray(scene.center, dtype=float), float(scene.half_extent)
     frames = len(scene.poses)
     assert frames > 10
     for f in (0, frames // 3, frames - 1):

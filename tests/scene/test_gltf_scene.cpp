@@ -144,7 +144,7 @@ TEST_F(GltfScene, RiggedSimpleHasSkinWeightsAndTheFilesPosesInTheNormalisedFrame
     for (Index j = 0; j < 2; ++j) {
       const Eigen::Matrix<double, 3, 4> M = file_poses[k].segment<12>(12 * j).reshaped(3, 4);
       Eigen::Matrix<double, 3, 4> expected = M;
-      expected.col(3) = (M.leftCols<3>() * s.center + M.col(3) - s.center) / s.scale;
+      expected.col(3) = (M.leftCols<3>() * s.center + M.col(3) - s.center) / s.half_extent;
       EXPECT_LT((s.rig->handle_frame(s.poses[k], j) - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.norm())
           << "frame " << k << ", joint " << j;
     }
