@@ -23,6 +23,16 @@ inline MatrixXd reference_positions(const nlohmann::json& ref, const char* solve
 
 inline double relative_error(const MatrixXd& A, const MatrixXd& Ref) { return (A - Ref).norm() / Ref.norm(); }
 
+/// Simulation options for the small test rigs: the given solver, `modes` skinning modes and
+/// `clusters` rotation clusters (few enough for their rig-orthogonal space).
+inline SimulationOptions small_options(SolverKind kind, int modes, int clusters) {
+  SimulationOptions o;
+  o.solver = kind;
+  o.cd.modes = modes;
+  o.cd.clusters = clusters;
+  return o;
+}
+
 /// A 3D tet mesh, one affine handle, and a small rig-driven motion.
 struct Small3D {
   Mesh m;

@@ -6,20 +6,11 @@
 namespace fastcd {
 namespace test_cd_solver {
 
-/// Options for test::Small3D: the given solver, 4 modes and 6 clusters (its rig-orthogonal space).
-SimulationOptions small_options(SolverKind kind) {
-  SimulationOptions o;
-  o.solver = kind;
-  o.cd.modes = 4;
-  o.cd.clusters = 6;
-  return o;
-}
-
 TEST(CDSolver, TheFactoryBuildsEachKind) {
   const test::Small3D s;
   for (const SolverKind kind : solver_kinds()) {
     EXPECT_EQ(solver_kind(to_string(kind)), kind);
-    const SimulationOptions o = small_options(kind);
+    const SimulationOptions o = test::small_options(kind, 4, 6);
     const std::unique_ptr<CDSolver> solver = make_cd_solver(s.m.X, s.m.T, s.rig, o);
     EXPECT_EQ(solver->kind(), kind);
     EXPECT_EQ(solver->full() != nullptr, kind == SolverKind::Full);
@@ -44,7 +35,7 @@ TEST(CDSolver, TheFastSolverRefusesANonlinearRig) {
 TEST(CDSolver, CopiesStepIndependently) {
   const test::Small3D s;
   for (const SolverKind kind : solver_kinds()) {
-    const SimulationOptions o = small_options(kind);
+    const SimulationOptions o = test::small_options(kind, 4, 6);
     Simulation a(s.m.X, s.m.T, s.rig.J, s.rig.p0, o);
     const VectorXd p0 = s.rig.p0;
     for (int i = 1; i <= 5; ++i) a.advance(metronome_pose(p0, 3, i, 0.3));
@@ -63,7 +54,7 @@ TEST(CDSolver, CopiesStepIndependently) {
 TEST(CDSolver, PositionsIntoABufferEqualTheReturnedOnes) {
   const test::Small3D s;
   for (const SolverKind kind : solver_kinds()) {
-    const SimulationOptions o = small_options(kind);
+    const SimulationOptions o = test::small_options(kind, 4, 6);
     Simulation sim(s.m.X, s.m.T, s.rig.J, s.rig.p0, o);
     MatrixXd x(s.m.X.rows(), 3), xr(s.m.X.rows(), 3);
     for (int i = 1; i <= 4; ++i) {

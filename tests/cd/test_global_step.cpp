@@ -405,14 +405,6 @@ VectorXd gravity_force(const Simulation& sim, const VectorXd& g) {
   return sim.fast() != nullptr ? VectorXd(sim.fast()->B().transpose() * Mg) : Mg;
 }
 
-SimulationOptions simulation_options(SolverKind kind) {
-  SimulationOptions o;
-  o.solver = kind;
-  o.cd.modes = 4;
-  o.cd.clusters = 8;
-  return o;
-}
-
 // A constant-force hook installed on a Simulation: the same steps as the solver-level hook
 // (FullCD / FastCD::advance with Workspace::hook, bit for bit), and the same trajectory as that
 // force given as gravity (to rounding); both solvers, 2D and 3D.
@@ -421,7 +413,7 @@ TEST(GlobalStep, SimulationConstantForceHookEqualsSolverHookAndGravity) {
     for (const SolverKind kind : solver_kinds()) {
       SCOPED_TRACE(c.name + ", " + to_string(kind));
       const int dim = static_cast<int>(c.mesh.X.cols());
-      const SimulationOptions o = simulation_options(kind);
+      const SimulationOptions o = test::small_options(kind, 4, 8);
       SimulationOptions og = o;
       og.cd.gravity = 10.0 * gravity(dim);
       Simulation sim(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o), with_gravity(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, og),
@@ -468,7 +460,7 @@ TEST(GlobalStep, SimulationWithoutTheHookIsBitIdentical) {
     for (const SolverKind kind : solver_kinds()) {
       SCOPED_TRACE(c.name + ", " + to_string(kind));
       const int dim = static_cast<int>(c.mesh.X.cols());
-      const SimulationOptions o = simulation_options(kind);
+      const SimulationOptions o = test::small_options(kind, 4, 8);
       Simulation never(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o), sim(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o);
       const VectorXd f = gravity_force(sim, 10.0 * gravity(dim));
       FunctionHook hook([&](GlobalStepContext& ctx) { ctx.force() += f; });
@@ -512,7 +504,7 @@ TEST(GlobalStep, SimulationWithoutTheHookIsBitIdentical) {
 TEST(GlobalStep, SimulationWithoutDynamicsNeverCallsTheHook) {
   const FullCase c = full_cases().front();
   for (const SolverKind kind : solver_kinds()) {
-    SimulationOptions o = simulation_options(kind);
+    SimulationOptions o = test::small_options(kind, 4, 8);
     o.dynamics = false;
     Simulation sim(c.mesh.X, c.mesh.T, c.rig.J, c.rig.p0, o);
     FunctionHook hook([](GlobalStepContext& ctx) { ctx.force().setOnes(); });
