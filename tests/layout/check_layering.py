@@ -16,7 +16,10 @@
   tinygltf only in io/ (the core links none of them);
 * the library never prints (no std::cout/cerr/clog, printf, fprintf, puts, perror);
 * nothing under src/ includes apps/, bench/, tests/ or python/ code, and no header is guarded
-  by __has_include (every fastcd header always exists).
+  by __has_include (every fastcd header always exists);
+* anywhere in the tree (src, apps, python, tests, bench, examples), a file that names one of
+  Eigen's BDCSVD or JacobiSVD of a MatrixXd includes fastcd/common/dense_decompositions.hpp,
+  which makes it use the library's one compiled instance instead of compiling its own.
 
 Usage: check_layering.py <repository root>. Prints every violation; exit status 1 if any.
        check_layering.py --self-test: checks that a tree with one violation of each kind fails."""
@@ -43,6 +46,8 @@ ALLOWED = {
 THIRD_PARTY = {"cairo": ("viz",), "nlohmann/": ("scene", "bake", "io"), "nglib": ("meshing",), "tiny_gltf": ("io",)}
 PRINTING = re.compile(r"\b(std::cout|std::cerr|std::clog|printf\s*\(|fprintf\s*\(|puts\s*\(|perror\s*\()")
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+DECOMPOSITION = re.compile(r"\b(BDCSVD|JacobiSVD)<(Eigen::)?MatrixXd>")
+DENSE_HEADER = "fastcd/common/dense_decompositions.hpp"
 
 
 def strip_comments(line):
@@ -83,10 +88,26 @@ def main(root):
             if target not in ALLOWED.get(folder, set()):
                 problems.append(f"{where}: {folder}/ includes '{inc}' ({folder}/ may include only "
                                 f"{', '.join(sorted(ALLOWED[folder]))})")
+    problems += decomposition_problems(pathlib.Path(root))
     for p in problems:
         print(p)
     print(f"check_layering: {len(files)} files, {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def decomposition_problems(root):
+    problems = []
+    for top in ("src", "apps", "python", "tests", "bench", "examples"):
+        for path in sorted((root / top).rglob("*")):
+            if path.suffix not in (".hpp", ".cpp", ".h", ".cc") or path.name == "dense_decompositions.hpp":
+                continue
+            text = path.read_text()
+            code = "\n".join(strip_comments(l) for l in text.splitlines())
+            m = DECOMPOSITION.search(code)
+            if m and f'#include "{DENSE_HEADER}"' not in text:
+                problems.append(f"{path.relative_to(root)}: uses Eigen::{m.group(0)} without including "
+                                f"{DENSE_HEADER} (it would compile its own copy)")
+    return problems
 
 
 def self_test():
@@ -103,6 +124,9 @@ def self_test():
         "scene/g.cpp": '#include "fastcd/bake/bake.hpp"\n',
         "common/ok.cpp": '#include "fastcd/common/types.hpp"\n// std::cout in a comment is fine\n'
                          'void g() { std::snprintf(nullptr, 0, "x"); }\n',
+        "subspace/i.cpp": 'void h() { Eigen::JacobiSVD<MatrixXd> svd(A); }\n',
+        "subspace/ok2.cpp": '#include "fastcd/common/dense_decompositions.hpp"\n'
+                            'void h() { Eigen::BDCSVD<MatrixXd> b(A); Eigen::JacobiSVD<Matrix3d> s(F); }\n',
     }
     with tempfile.TemporaryDirectory() as d:
         for rel, text in bad.items():
@@ -115,9 +139,9 @@ def self_test():
         with contextlib.redirect_stdout(out):
             rc = main(d)
         lines = [l for l in out.getvalue().splitlines() if not l.startswith("check_layering:")]
-    expected = 11  # io->cd, io->scene, geometry->io, cairo, json, printing (one per line), has_include, viz->scene,
-    # scene->bake, solvers->materials, materials->cd
-    ok = rc == 1 and len(lines) == expected and not any("common/ok.cpp" in l for l in lines)
+    expected = 12  # io->cd, io->scene, geometry->io, cairo, json, printing (one per line), has_include, viz->scene,
+    # scene->bake, solvers->materials, materials->cd, a decomposition without its header
+    ok = rc == 1 and len(lines) == expected and not any("ok.cpp" in l or "ok2.cpp" in l for l in lines)
     print("\n".join(lines))
     print(f"self-test: {len(lines)} problems found, {expected} expected: {'ok' if ok else 'FAILED'}")
     return 0 if ok else 1

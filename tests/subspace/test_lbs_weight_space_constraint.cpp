@@ -1,5 +1,4 @@
-#include <Eigen/SVD>
-
+#include "fastcd/common/dense_decompositions.hpp"
 #include "test_util.hpp"
 
 namespace fastcd {

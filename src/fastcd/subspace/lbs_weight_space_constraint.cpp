@@ -1,7 +1,5 @@
 #include "fastcd/subspace/lbs_weight_space_constraint.hpp"
 
-#include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/dense_decompositions.hpp"
 #include "fastcd/common/memory.hpp"
 #include "fastcd/geometry/massmatrix.hpp"
 

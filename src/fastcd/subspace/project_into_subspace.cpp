@@ -1,9 +1,7 @@
 #include "fastcd/subspace/project_into_subspace.hpp"
 
-#include <Eigen/Cholesky>
-#include <Eigen/SVD>
-
 #include "fastcd/common/check.hpp"
+#include "fastcd/common/dense_decompositions.hpp"
 
 namespace fastcd {
 
