@@ -24,14 +24,18 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC 12 warns about its own AVX-512 intrinsics (`__m512d __Y = __Y;` in avx512fintrin.h)
   # wherever Eigen's vectorised reductions are inlined: a known false positive, not ours.
   target_compile_options(fastcd_warnings INTERFACE -Wno-maybe-uninitialized)
+  # simd.hpp's Vec8 is a 64-byte vector; on a CPU without AVX-512 (-march=native on Zen) GCC notes
+  # that passing one by value has a different ABI than with AVX-512. Those functions are inline or
+  # file-local and never cross a library boundary, so there is no ABI to keep: the note is noise.
+  target_compile_options(fastcd_warnings INTERFACE -Wno-psabi)
 endif()
 
 # Precompiled headers. Every translation unit of fastcd includes Eigen (common/types.hpp:
 # Eigen/Core and Eigen/SparseCore, ~140,000 lines after preprocessing) and the tests GoogleTest
 # (~100,000 more): parsing them was about half of the build's compile time. With FASTCD_PCH each
-# target parses them once, into its own precompiled header compiled with exactly the target's
-# flags (a shared one would need identical flags: the core's -fno-math-errno, PIC libraries
-# and non-PIC programs differ), and every source file of the target starts from it (GCC's
+# target parses them once, into a precompiled header compiled with exactly the target's flags
+# (the core's -fno-math-errno, PIC libraries and non-PIC programs differ, so only targets with the
+# same flags share one: PRECOMPILE_FROM), and every source file of the target starts from it (GCC's
 # `-include cmake_pch.hxx`). Only headers from outside fastcd go in (the standard library, Eigen
 # and per target GoogleTest, pybind11, CLI11, nlohmann-json, Google Benchmark), so editing a
 # fastcd header recompiles exactly the files that include it, as without. Nothing about the code
