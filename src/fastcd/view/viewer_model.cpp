@@ -76,39 +76,16 @@ ViewerModel::ViewerModel(std::shared_ptr<const Scene> scene, const ViewerSetting
     }
   }
   clear_manipulation();
-  prepare_reduced();
   record();
-}
-
-void ViewerModel::prepare_reduced() {
-  const MatrixXd& X = scene_->X;
-  extent_ = (X.colwise().maxCoeff() - X.colwise().minCoeff()).maxCoeff();
-  residual_floor_ = 1e-8 * X.norm();
-  if (sim_->fast() == nullptr) return;
-  const FastCD& f = *sim_->fast();
-  CB_ = f.constraint().C * f.B();
-  BtB_ = f.B().transpose() * f.B();
-  C_norm_ = f.constraint().C.norm();
 }
 
 void ViewerModel::advance_one() {
   sim_->advance(pose(frame_ + 1));
   ++frame_;
-  if (sim_->fast() == nullptr) {  // the simulation's own monitor measured (and checked) the step
-    last_residual_ = sim_->last_step().residual;
-    last_kinetic_ = sim_->last_step().kinetic_energy;
-    return;
-  }
-  const VectorXd& z = sim_->state().s;
-  const VectorXd& zd = sim_->state().s_dot;
-  const double un = std::sqrt(std::max(0.0, z.dot(BtB_ * z)));
-  last_kinetic_ = 0.5 * zd.squaredNorm();
-  last_residual_ = C_norm_ > 0 ? (CB_ * z).norm() / (C_norm_ * std::max(un, residual_floor_)) : 0.0;
-  // Divergence, as the monitor sees it: NaN, or a displacement far beyond the mesh's size.
-  if (!z.allFinite() || !zd.allFinite() || !(un <= 10 * extent_ * std::sqrt(double(scene_->X.rows()))))
-    throw std::runtime_error("the simulation diverged at frame " + std::to_string(frame_) +
-                             ": the complementary displacement left the mesh's size; a stiffer YM, more iterations "
-                             "or a smaller dt help");
+  // The simulation's own monitor measured and checked the step (for the fast solver in reduced
+  // coordinates, without lifting u_c) and threw, with its advice, if it diverged.
+  last_residual_ = sim_->last_step().residual;
+  last_kinetic_ = sim_->last_step().kinetic_energy;
 }
 
 ViewerModel::~ViewerModel() {
@@ -121,7 +98,6 @@ SimulationOptions ViewerModel::options_for(const SceneRunSettings& run, double y
   SimulationOptions o = scene_simulation_options(*scene_, r);
   o.cd.ym = normalised_ym(*scene_, ym);  // ym as the scene gives it (Pa for a character)
   o.cd.rho = rho;
-  o.monitor = r.solver != SolverKind::Fast;  // the fast solver is watched in reduced form (prepare_reduced)
   return o;
 }
 
@@ -270,7 +246,6 @@ void ViewerModel::finish_rebuild() {
     std::unique_ptr<Simulation> next = rebuild_.get();
     const int f = frame_;
     sim_ = std::move(next);
-    prepare_reduced();
     frame_ = 0;
     error_.clear();
     seek(f);

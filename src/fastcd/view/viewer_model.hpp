@@ -119,7 +119,6 @@ class ViewerModel {
   void advance_to(int f);
   void advance_one();  ///< one step to the next frame's pose, checked (throws on divergence)
   void record();
-  void prepare_reduced();  ///< the fast solver's reduced residual and energy operators
   SimulationOptions options_for(const SceneRunSettings& run, double ym, double rho) const;
   std::shared_ptr<const Scene> scene_;
   ViewerSettings settings_;
@@ -135,12 +134,7 @@ class ViewerModel {
   MatrixXi faces_;
   VectorXi out_element_;  ///< per output vertex, an element it lies in (clusters view)
   std::deque<double> step_ms_, residuals_, kinetic_;
-  // Fast solver: the simulation runs without its full-size monitor (which lifts u_c every step);
-  // the residual and kinetic energy come from z instead: C u = (C B) z, |u|^2 = z^T (B^T B) z,
-  // and 1/2 u_dot^T M u_dot = 1/2 |z_dot|^2 (B is M-orthonormal).
-  MatrixXd CB_, BtB_;
-  double C_norm_ = 0, residual_floor_ = 0, extent_ = 0;
-  double last_residual_ = 0, last_kinetic_ = 0;
+  double last_residual_ = 0, last_kinetic_ = 0;  ///< the last step's, from the simulation's monitor
 };
 
 }  // namespace fastcd
