@@ -106,19 +106,25 @@ std::string current_phase() {
   return g_phase;
 }
 
-WatchdogPath::WatchdogPath(std::string path) : path_(std::move(path)) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  g_paths.push_back(path_);
-}
-
-WatchdogPath::~WatchdogPath() { release(); }
-
-void WatchdogPath::release() {
-  if (!active_) return;
-  active_ = false;
-  std::lock_guard<std::mutex> lock(g_mutex);
-  const auto it = std::find(g_paths.begin(), g_paths.end(), path_);
-  if (it != g_paths.end()) g_paths.erase(it);
+OutputFolderCaller output_folder_caller() {
+  OutputFolderCaller c;
+  c.out_option = "--out";
+  c.force_option = "--force";
+  c.watch = [](const std::string& path) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_paths.push_back(path);
+  };
+  c.unwatch = [](const std::string& path) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = std::find(g_paths.begin(), g_paths.end(), path);
+    if (it != g_paths.end()) g_paths.erase(it);
+  };
+  c.restored = [](const std::filesystem::path& target) {
+    std::fprintf(stdout, "restored the earlier bake '%s' (a killed fastcd run was replacing it)\n",
+                 target.string().c_str());
+    std::fflush(stdout);
+  };
+  return c;
 }
 
 }  // namespace fastcd::cli

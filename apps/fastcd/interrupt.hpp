@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "fastcd/bake/output_folder.hpp"
+
 namespace fastcd::cli {
 
 /// Thrown when SIGINT or SIGTERM arrived; main() exits with 128 + signal.
@@ -46,21 +48,11 @@ std::string current_phase();
 /// line is printed whichever finishes first.
 bool claim_interrupt_report();
 
-/// A path the watchdog removes (recursively) if it has to end the process: a staging folder.
-/// Scoped: the destructor unregisters it (after a successful rename, or after the normal
-/// unwinding removed it).
-class WatchdogPath {
- public:
-  explicit WatchdogPath(std::string path);
-  ~WatchdogPath();
-  WatchdogPath(const WatchdogPath&) = delete;
-  WatchdogPath& operator=(const WatchdogPath&) = delete;
-  /// Stops watching the path (it was moved into place and is the user's output now).
-  void release();
-
- private:
-  std::string path_;
-  bool active_ = true;
-};
+/// The CLI as the output folder's caller (fastcd/bake/output_folder.hpp): its messages name
+/// --out and --force; the staging folder and the lock file are paths the watchdog removes
+/// (recursively) if it has to end the process, until the folder no longer needs them (the stage
+/// was moved into place, or the normal unwinding removed it); an earlier bake restored after a
+/// killed run is said on stdout.
+OutputFolderCaller output_folder_caller();
 
 }  // namespace fastcd::cli

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "fastcd/bake/bake.hpp"
+#include "fastcd/bake/output_folder.hpp"
 #include "fastcd/bake/run_json.hpp"
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/defaults.hpp"
@@ -28,7 +29,6 @@
 #include "fastcd/io/gltf_io.hpp"
 #include "fastcd/io/parse_util.hpp"
 #include "fastcd/scene/gltf_scene.hpp"
-#include "output_folder.hpp"
 #include "progress.hpp"
 #if FASTCD_HAVE_VIZ
 #include "fastcd/viz/render2d.hpp"
@@ -465,7 +465,8 @@ int run(const RunSettings& st) {
   clock.next(several ? "loading (scenes, weights, poses, embedding)" : "loading (scene, weights, poses, embedding)");
   set_phase("loading the scene");
   // Every check of the output folder that needs no scene happens before loading it.
-  OutputFolder folder(output_folder_name(st), {fs::absolute(st.scene).lexically_normal().string()}, st.force);
+  OutputFolder folder(output_folder_name(st), {fs::absolute(st.scene).lexically_normal().string()}, st.force,
+                      output_folder_caller());
   std::fprintf(stdout, "loading %s\n", st.scene.c_str());
   std::fflush(stdout);
   std::vector<CharacterSpec> chars;

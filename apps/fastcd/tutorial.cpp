@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "fastcd/bake/output_folder.hpp"
 #include "fastcd/fastcd.hpp"
-#include "output_folder.hpp"
 #include "progress.hpp"
 #if FASTCD_HAVE_VIZ
 #include "fastcd/viz/render2d.hpp"
@@ -119,7 +119,7 @@ std::string fmt(const char* f, double a) {
 int run_tutorial(const TutorialSettings& st) {
   namespace fs = std::filesystem;
   // Written into a staging folder and put in place when complete, as `fastcd run` does.
-  OutputFolder folder(st.out, {}, st.force);
+  OutputFolder folder(st.out, {}, st.force, output_folder_caller());
   folder.start({});
   const fs::path out = folder.stage();
   nlohmann::json summary;

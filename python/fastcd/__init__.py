@@ -25,7 +25,8 @@ fastcd's fast solver), and ``Simulation`` runs either with the roll-out done for
 
 Scenes and files: ``fastcd.load_scene(path)`` gives a ready Simulation of a Complementary
 Dynamics release scene (``sim.scene`` holds its mesh, rig and animation); ``fastcd.bake(scene,
-out_dir)`` bakes one as ``fastcd run`` does (the same files and run.json); ``fastcd.io`` reads
+out_dir)`` bakes one as ``fastcd run`` does (the same files and run.json; an earlier bake in
+``out_dir`` is replaced only with ``force=True``, as ``--force`` does); ``fastcd.io`` reads
 and writes the meshes, rigs, weights and point caches.
 
 Any rig, including one written in Python, drives full order::

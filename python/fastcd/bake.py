@@ -6,14 +6,13 @@ import json
 from . import _convert as cv
 from . import _fastcd
 from ._fastcd import defaults as _d
-from ._output_folder import OutputFolder
 
 __all__ = ["bake", "rest_space_displacements"]
 
 
 def bake(scene, out_dir, solver=_d.solver, iterations=_d.iterations, modes=_d.modes, clusters=_d.clusters,
          leak=_d.leak, gravity=_d.gravity, dynamics=True, precision=_d.precision, frames=0, clip="",
-         glb_encoding=_d.glb_encoding, pca_tolerance=_d.pca_tolerance, cache_dir="", material="", input=""):
+         glb_encoding=_d.glb_encoding, pca_tolerance=_d.pca_tolerance, cache_dir="", material="", input="", force=False):
     """Bakes ``scene`` into ``out_dir`` (created) as ``fastcd run`` does, with its options' names:
     obj/frame_NNNNN.obj, rest.obj, animation.pc2, a glTF character's ``<name>.glb`` and rest-space
     PC2 / MDD caches, and run.json, which is returned as a dict.
@@ -24,18 +23,19 @@ def bake(scene, out_dir, solver=_d.solver, iterations=_d.iterations, modes=_d.mo
     all). ``input``: run.json's "scene" (default: the path, or the scene's first input file).
     Renders no preview. The defaults are ``fastcd.defaults``'s (the CLI's).
 
-    ``out_dir`` is handled as ``fastcd run`` handles ``--out``: the bake is written into a hidden
-    sibling folder and moved into place only when complete, with the ``.fastcd-output`` marker
-    listing what it wrote. A non-empty ``out_dir`` is replaced only when it holds an earlier bake
-    and nothing else (its marker lists everything in it); any other folder is refused
+    ``out_dir`` is handled as ``fastcd run`` handles ``--out`` (one rule, the library's
+    ``OutputFolder``): the bake is written into a hidden sibling folder and moved into place only
+    when complete, with the ``.fastcd-output`` marker listing what it wrote. A non-empty
+    ``out_dir`` that holds an earlier bake and nothing else (its marker lists everything in it) is
+    replaced only with ``force=True`` (``--force``); any other folder is refused even then
     (RuntimeError naming what is in it), and so is an ``out_dir`` that is or contains an input.
     On an error or Ctrl-C (KeyboardInterrupt, which stops the bake at its next check) the
     previous ``out_dir`` stays as it was and nothing half-written is left. The GIL is released
     while it runs; a ``CancelToken`` entered around the call stops it."""
     what = scene if isinstance(scene, _fastcd.Scene) else cv.path(scene, "scene")
     inputs = list(what.input_files) if isinstance(what, _fastcd.Scene) else [what]
-    with OutputFolder(cv.path(out_dir, "out_dir"), inputs) as folder:
-        text = _fastcd.bake(what, str(folder.start(inputs)), input=cv.text(input, "input"),
+    with _fastcd.OutputFolder(cv.path(out_dir, "out_dir"), inputs, bool(force)) as folder:
+        text = _fastcd.bake(what, folder.start(inputs), input=cv.text(input, "input"),
                             **cv.texts(solver=solver, leak=leak, precision=precision, clip=clip,
                                        glb_encoding=glb_encoding, material=material),
                             **cv.integers(iterations=iterations, modes=modes, clusters=clusters, frames=frames),

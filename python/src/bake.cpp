@@ -1,5 +1,6 @@
 // Bindings of src/fastcd/bake: the bake pipeline `fastcd run` uses (frames, glTF outputs,
-// run.json), and geometry/rest_space (the rest-space displacement the Blender add-on's cache holds).
+// run.json), the output folder it writes (bake/output_folder: fastcd.bake's out_dir follows the
+// rule of the CLI's --out), and geometry/rest_space (the rest-space displacement the Blender add-on's cache holds).
 #include <pybind11/eigen.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -16,6 +17,7 @@
 #include "arguments.hpp"
 
 #include "fastcd/bake/bake.hpp"
+#include "fastcd/bake/output_folder.hpp"
 #include "fastcd/bake/run_json.hpp"
 #include "fastcd/common/cancel.hpp"
 #include "fastcd/common/defaults.hpp"
@@ -72,9 +74,71 @@ void run_interruptible(const std::function<void()>& work) {
   if (failure) std::rethrow_exception(failure);
 }
 
+/// The library's OutputFolder as fastcd.bake uses it: its messages in Python's words (out_dir,
+/// force=True), closed (the stage removed unless committed, the lock released) when its `with`
+/// block ends, however it ends (an error, KeyboardInterrupt), not when Python collects it.
+class PyOutputFolder {
+ public:
+  PyOutputFolder(const std::string& out_dir, const std::vector<std::string>& inputs, bool force) {
+    OutputFolderCaller caller;
+    caller.out_option = "out_dir";
+    caller.force_option = "force=True";
+    folder_ = std::make_unique<OutputFolder>(out_dir, inputs, force, std::move(caller));
+    target_ = folder_->target().string();
+  }
+  OutputFolder& folder() {
+    if (!folder_) throw std::runtime_error("the output folder '" + target_ + "' is closed (its with block ended)");
+    return *folder_;
+  }
+  const std::string& target() const { return target_; }
+  void close() { folder_.reset(); }
+
+ private:
+  std::unique_ptr<OutputFolder> folder_;
+  std::string target_;
+};
+
 }  // namespace
 
 void bind_bake(py::module_& m) {
+  py::class_<PyOutputFolder>(
+      m, "OutputFolder",
+      "The folder a bake is written to, by the rule of fastcd run's --out (fastcd/bake/output_folder.hpp): "
+      "resolved, locked against a concurrent bake and checked at once (not a file, a mount point, the current "
+      "folder or an input's folder; a non-empty folder only when it holds an earlier bake and nothing else, and "
+      "then only with force=True). Use as `with OutputFolder(out_dir, inputs, force) as f:` write into "
+      "f.start(inputs), then f.commit(); leaving the block without the commit removes the stage.")
+      .def(py::init<const std::string&, const std::vector<std::string>&, bool>(), "out_dir"_a,
+           "inputs"_a = std::vector<std::string>(), "force"_a = false, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("target", &PyOutputFolder::target, "The resolved output folder.")
+      .def(
+          "start",
+          [](PyOutputFolder& f, const std::vector<std::string>& inputs) {
+            py::gil_scoped_release release;
+            f.folder().start(inputs);
+            return f.folder().stage().string();
+          },
+          "inputs"_a = std::vector<std::string>(),
+          "Checks the inputs found since (the folder may not contain them) and creates the empty hidden staging "
+          "folder beside the target; returns its path.")
+      .def(
+          "commit",
+          [](PyOutputFolder& f) {
+            py::gil_scoped_release release;
+            f.folder().commit();
+          },
+          "Writes the .fastcd-output marker, checks the target again and moves the stage into place (the earlier "
+          "bake is removed only after).")
+      .def("close", &PyOutputFolder::close,
+           "Removes the stage unless committed and releases the lock (what the end of a with block does).")
+      .def("__enter__", [](py::object self) { return self; })
+      .def(
+          "__exit__",
+          [](PyOutputFolder& f, const py::args&) {
+            f.close();
+            return false;
+          },
+          "Closes the folder; the block's exception, if any, propagates.");
   m.def(
       "lbs_rest_space_displacements",
       [](py::handle W, const py::sequence& poses, const py::sequence& U) {

@@ -1,6 +1,7 @@
-"""fastcd.bake writes its out_dir as fastcd run writes --out: staged beside it, marked with
-.fastcd-output and moved into place only when complete, so it never overwrites or deletes a
-user's files and leaves nothing half-written on an error or Ctrl-C (KeyboardInterrupt)."""
+"""fastcd.bake writes its out_dir as fastcd run writes --out (one rule, the library's
+OutputFolder): staged beside it, marked with .fastcd-output and moved into place only when
+complete, an earlier bake replaced only with force=True (as --force), so it never overwrites or
+deletes a user's files and leaves nothing half-written on an error or Ctrl-C (KeyboardInterrupt)."""
 import json
 import os
 import signal
@@ -55,20 +56,30 @@ def test_a_bake_replaces_its_own_earlier_output_and_nothing_else(sphere, tmp_pat
     assert marker["entries"] == sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                                        if p.name != ".fastcd-output")
     assert {"run.json", "rest.obj", "animation.pc2", "obj", "obj/frame_00003.obj"} <= set(marker["entries"])
-    # Again into the same folder, with other settings: the old bake is replaced as a whole.
-    second = fastcd.bake(sphere, out, **dict(SETTINGS, frames=2))
+    # Again into the same folder: refused without force=True (Python's words for --force), and
+    # the earlier bake left as it was.
+    before = snapshot(out)
+    with pytest.raises(RuntimeError) as refused:
+        fastcd.bake(sphere, out, **dict(SETTINGS, frames=2))
+    assert str(refused.value) == (f"output folder '{os.path.realpath(out)}' is not empty: it holds an earlier bake "
+                                  "(use force=True to replace it)")
+    assert snapshot(out) == before
+    assert leftovers(tmp_path) == []
+    # With force=True and other settings: the old bake is replaced as a whole.
+    second = fastcd.bake(sphere, out, **dict(SETTINGS, frames=2), force=True)
     assert first["frames"] == 3 and second["frames"] == 2
     assert sorted(p.name for p in (out / "obj").iterdir()) == ["frame_00001.obj", "frame_00002.obj"]
     assert leftovers(tmp_path) == []
     # A file the user added makes it theirs: refused, naming it, and kept.
     (out / "extra.txt").write_text("mine")
     before = snapshot(out)
-    with pytest.raises(RuntimeError, match=r"holds files fastcd did not write \(extra.txt\)"):
-        fastcd.bake(sphere, out, **SETTINGS)
+    with pytest.raises(RuntimeError, match=r"holds files fastcd did not write \(extra.txt\); force=True replaces "
+                       "only a folder that holds nothing but an earlier bake"):
+        fastcd.bake(sphere, out, **SETTINGS, force=True)
     assert snapshot(out) == before
     # What the CLI wrote, fastcd.bake may replace, and the other way round (one marker).
     (out / "extra.txt").unlink()
-    fastcd.bake(sphere, out, **SETTINGS)
+    fastcd.bake(sphere, out, **SETTINGS, force=True)
     assert leftovers(tmp_path) == []
 
 
@@ -87,7 +98,7 @@ def test_an_interrupted_bake_leaves_the_previous_output_intact(sphere, tmp_path)
     fastcd.set_progress_callback(interrupt)
     try:
         with pytest.raises(KeyboardInterrupt):
-            fastcd.bake(scene, out, **dict(SETTINGS, solver="full", frames=0))
+            fastcd.bake(scene, out, **dict(SETTINGS, solver="full", frames=0), force=True)
     finally:
         fastcd.set_progress_callback(None)
     assert sent
@@ -95,9 +106,9 @@ def test_an_interrupted_bake_leaves_the_previous_output_intact(sphere, tmp_path)
     assert leftovers(tmp_path) == []
     # A bake that fails (here: a bad setting, found after the output folder was prepared) leaves it too.
     with pytest.raises(ValueError, match="solver"):
-        fastcd.bake(scene, out, **dict(SETTINGS, solver="medium"))
+        fastcd.bake(scene, out, **dict(SETTINGS, solver="medium"), force=True)
     assert snapshot(out) == before
     assert leftovers(tmp_path) == []
     # And the next bake there works.
-    fastcd.bake(scene, out, **SETTINGS)
+    fastcd.bake(scene, out, **SETTINGS, force=True)
     assert leftovers(tmp_path) == []

@@ -1,4 +1,4 @@
-#include "output_folder.hpp"
+#include "fastcd/bake/output_folder.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,17 +9,17 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "fastcd/io/atomic_file.hpp"
 
-namespace fastcd::cli {
+namespace fastcd {
 
 namespace {
 
@@ -35,13 +35,20 @@ bool within(const fs::path& inner, const fs::path& outer) {
   return true;
 }
 
-fs::path resolve(const std::string& out) {
-  if (out.empty()) throw std::runtime_error("--out is empty");
+// "--out DIR" (a command line) or "out_dir='DIR'" (a keyword argument): the setting as the
+// caller's user writes it.
+std::string setting(const OutputFolderCaller& c, const std::string& value) {
+  if (c.out_option.rfind("--", 0) == 0) return c.out_option + " " + value;
+  return c.out_option + "='" + value + "'";
+}
+
+fs::path resolve(const std::string& out, const OutputFolderCaller& c) {
+  if (out.empty()) throw std::runtime_error(c.out_option + " is empty");
   fs::path p = fs::absolute(fs::path(out)).lexically_normal();
   while (!p.has_filename() && p.has_relative_path()) p = p.parent_path();  // "dir/" is "dir"
   p = fs::weakly_canonical(p);  // symlinks in the existing part, "." and ".."
   if (!p.has_relative_path())
-    throw std::runtime_error("--out '" + out + "' is the root folder; choose a folder for the bake");
+    throw std::runtime_error(c.out_option + " '" + out + "' is the root folder; choose a folder for the bake");
   return p;
 }
 
@@ -126,16 +133,18 @@ std::string some_names(const fs::path& dir) {
 
 // Why `dir` (an existing, non-empty folder) is not a bake fastcd may replace: "" when its marker
 // lists everything in it.
-std::string not_replaceable(const fs::path& dir) {
+std::string not_replaceable(const fs::path& dir, const OutputFolderCaller& c) {
   const fs::path marker = dir / kOutputMarker;
   struct stat st {};
   if (::lstat(marker.c_str(), &st) != 0) {
     if (fs::exists(fs::symlink_status(dir / "run.json")))
       return "holds run.json but no " + std::string(kOutputMarker) + " marker (" + some_names(dir) +
              "): a bake of an older fastcd, or a folder that only looks like one, so fastcd cannot tell what it "
-             "wrote there; delete it yourself if you no longer need anything in it, or choose another --out";
+             "wrote there; delete it yourself if you no longer need anything in it, or choose another " +
+             c.out_option;
     return "is not empty (" + some_names(dir) + ") and is not a fastcd output (it has no " +
-           std::string(kOutputMarker) + " marker); fastcd replaces only folders it wrote: choose a new or empty --out";
+           std::string(kOutputMarker) + " marker); fastcd replaces only folders it wrote: choose a new or empty " +
+           c.out_option;
   }
   std::set<std::string> listed;
   std::string unreadable;
@@ -154,7 +163,7 @@ std::string not_replaceable(const fs::path& dir) {
   }
   if (!unreadable.empty())
     return "has a " + std::string(kOutputMarker) + " marker fastcd cannot read (" + unreadable +
-           "); delete the folder yourself if you no longer need anything in it, or choose another --out";
+           "); delete the folder yourself if you no longer need anything in it, or choose another " + c.out_option;
   std::vector<std::string> foreign;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
@@ -165,67 +174,26 @@ std::string not_replaceable(const fs::path& dir) {
     it.disable_recursion_pending();
     if (foreign.size() > kNamed) break;
   }
-  if (ec) return "cannot be read to the end (" + ec.message() + "); check its permissions or choose another --out";
+  if (ec)
+    return "cannot be read to the end (" + ec.message() + "); check its permissions or choose another " + c.out_option;
   if (foreign.empty()) return "";
-  return "holds files fastcd did not write (" + named(std::move(foreign)) +
-         "); --force replaces only a folder that holds nothing but an earlier bake: move them elsewhere or choose "
-         "another --out";
-}
-
-// Why the run may not write to `target` now ("" when it may): an earlier bake needs `force`.
-std::string refusal(const fs::path& target, bool force) {
-  if (!fs::is_directory(target) || fs::is_empty(target)) return "";
-  const std::string why = not_replaceable(target);
-  if (!why.empty()) return "output folder '" + target.string() + "' " + why;
-  if (!force)
-    return "output folder '" + target.string() + "' is not empty: it holds an earlier bake (use --force to replace it)";
-  return "";
+  return "holds files fastcd did not write (" + named(std::move(foreign)) + "); " + c.force_option +
+         " replaces only a folder that holds nothing but an earlier bake: move them elsewhere or choose another " +
+         c.out_option;
 }
 
 bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
 
-// After a run was killed: its staging folder is removed; the output it was replacing
-// (`.<name>.old-<pid>`) is put back when the target is missing (the kill fell between the
-// commit's two renames), removed when the target is there (only if it is a marked bake).
-void recover(const fs::path& target) {
-  std::vector<std::pair<fs::path, bool>> found;  // (path, is an old output)
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
-    const std::string name = e.path().filename().string();
-    for (const std::string& prefix : {staging_prefix(target), old_prefix(target)}) {
-      if (name.rfind(prefix, 0) != 0) continue;
-      const std::string digits = name.substr(prefix.size());
-      if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-      const long pid = std::stol(digits);
-      if (pid == static_cast<long>(::getpid()) || process_alive(pid)) continue;
-      found.emplace_back(e.path(), prefix == old_prefix(target));
-    }
-  }
-  for (const auto& [path, old] : found) {
-    std::error_code rm;
-    if (!old) {
-      fs::remove_all(path, rm);
-    } else if (!exists_here(target)) {
-      fs::rename(path, target);
-      std::fprintf(stdout, "restored the earlier bake '%s' (a killed fastcd run was replacing it)\n",
-                   target.string().c_str());
-      std::fflush(stdout);
-    } else if (fs::is_directory(fs::symlink_status(path)) && not_replaceable(path).empty()) {
-      fs::remove_all(path, rm);
-    }
-  }
-}
-
 // Locks `path` (created if needed) for this process; the inode check makes sure the file
 // locked is the one on disk (another run may unlink it between our open and flock).
-int lock_file(const fs::path& path, const fs::path& target) {
+int lock_file(const fs::path& path, const fs::path& target, const OutputFolderCaller& c) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
       throw std::runtime_error("cannot write in '" + path.parent_path().string() +
                                "', where fastcd prepares the bake of '" + target.filename().string() +
-                               "' before moving it in place (" + std::strerror(errno) +
-                               "): choose an --out inside a folder you can write");
+                               "' before moving it in place (" + std::strerror(errno) + "): choose an " + c.out_option +
+                               " inside a folder you can write");
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int e = errno;
       char buf[32] = {0};
@@ -234,7 +202,7 @@ int lock_file(const fs::path& path, const fs::path& target) {
       if (e == EWOULDBLOCK) {
         const std::string who = n > 0 ? " (pid " + std::string(buf, static_cast<std::size_t>(n)) + ")" : "";
         throw std::runtime_error("another fastcd run" + who + " is writing '" + target.string() +
-                                 "'; wait for it or choose another --out");
+                                 "'; wait for it or choose another " + c.out_option);
       }
       throw std::runtime_error("cannot lock '" + path.string() + "': " + std::strerror(e));
     }
@@ -262,40 +230,98 @@ void sync_folder(const fs::path& dir) {
 
 }  // namespace
 
-OutputFolder::OutputFolder(const std::string& out, const std::vector<std::string>& inputs, bool force)
+OutputFolder::Watched::Watched(const OutputFolderCaller& caller, std::string path)
+    : caller_(caller), path_(std::move(path)) {
+  if (caller_.watch) caller_.watch(path_);
+}
+
+OutputFolder::Watched::~Watched() { release(); }
+
+void OutputFolder::Watched::release() {
+  if (!active_) return;
+  active_ = false;
+  if (caller_.unwatch) caller_.unwatch(path_);
+}
+
+// Why the run may not write to the target now ("" when it may): an earlier bake needs `force`.
+std::string OutputFolder::refusal() const {
+  if (!fs::is_directory(target_) || fs::is_empty(target_)) return "";
+  const std::string why = not_replaceable(target_, caller_);
+  if (!why.empty()) return "output folder '" + target_.string() + "' " + why;
+  if (!force_)
+    return "output folder '" + target_.string() + "' is not empty: it holds an earlier bake (use " +
+           caller_.force_option + " to replace it)";
+  return "";
+}
+
+// After a run was killed: its staging folder is removed; the output it was replacing
+// (`.<name>.old-<pid>`) is put back when the target is missing (the kill fell between the
+// commit's two renames), removed when the target is there (only if it is a marked bake).
+void OutputFolder::recover() const {
+  const fs::path& target = target_;
+  std::vector<std::pair<fs::path, bool>> found;  // (path, is an old output)
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    for (const std::string& prefix : {staging_prefix(target), old_prefix(target)}) {
+      if (name.rfind(prefix, 0) != 0) continue;
+      const std::string digits = name.substr(prefix.size());
+      if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+      const long pid = std::stol(digits);
+      if (pid == static_cast<long>(::getpid()) || process_alive(pid)) continue;
+      found.emplace_back(e.path(), prefix == old_prefix(target));
+    }
+  }
+  for (const auto& [path, old] : found) {
+    std::error_code rm;
+    if (!old) {
+      fs::remove_all(path, rm);
+    } else if (!exists_here(target)) {
+      fs::rename(path, target);
+      if (caller_.restored) caller_.restored(target);
+    } else if (fs::is_directory(fs::symlink_status(path)) && not_replaceable(path, caller_).empty()) {
+      fs::remove_all(path, rm);
+    }
+  }
+}
+
+OutputFolder::OutputFolder(const std::string& out, const std::vector<std::string>& inputs, bool force,
+                           OutputFolderCaller caller)
     : out_(out),
       force_(force),
-      target_(resolve(out)),
+      caller_(std::move(caller)),
+      target_(resolve(out, caller_)),
       stage_(target_.parent_path() / (staging_prefix(target_) + std::to_string(::getpid()))),
       lock_path_(target_.parent_path() / hidden(target_, ".lock")),
-      watch_stage_(stage_.string()),
-      watch_lock_(lock_path_.string()) {
+      watch_stage_(caller_, stage_.string()),
+      watch_lock_(caller_, lock_path_.string()) {
   if (exists_here(target_) && !fs::is_directory(target_))
-    throw std::runtime_error("--out '" + out + "' is an existing file, not a folder; fastcd writes a folder of " +
-                             "outputs there: choose another --out");
+    throw std::runtime_error(caller_.out_option + " '" + out +
+                             "' is an existing file, not a folder; fastcd writes a folder of " +
+                             "outputs there: choose another " + caller_.out_option);
   check_inputs(inputs);
   std::error_code ec;
   const fs::path cwd = fs::weakly_canonical(fs::current_path(), ec);
   if (!ec && within(cwd, target_))
-    throw std::runtime_error("--out '" + out +
+    throw std::runtime_error(caller_.out_option + " '" + out +
                              "' is (or contains) the current folder; choose a new folder for the bake");
   // A bake is moved into place by renaming a folder over the target: never possible on a mount
   // point, so say so now rather than after the whole bake. (Staging inside the mount point and
   // moving file by file would leave a half-old, half-new folder if the run died meanwhile.)
   if (fs::is_directory(target_) && is_mount_point(target_))
-    throw std::runtime_error("--out '" + out +
-                             "' is a mount point (a separate file system, e.g. a container volume); " +
-                             "fastcd puts a finished bake in place by renaming a folder, which a mount point does " +
-                             "not allow: choose a folder inside it, e.g. --out " + (target_ / "bake").string());
+    throw std::runtime_error(
+        caller_.out_option + " '" + out + "' is a mount point (a separate file system, e.g. a container volume); " +
+        "fastcd puts a finished bake in place by renaming a folder, which a mount point does " +
+        "not allow: choose a folder inside it, e.g. " + setting(caller_, (target_ / "bake").string()));
   fs::create_directories(target_.parent_path(), ec);
   if (ec)
-    throw std::runtime_error("cannot create '" + target_.parent_path().string() + "' for --out '" + out +
-                             "': " + ec.message());
+    throw std::runtime_error("cannot create '" + target_.parent_path().string() + "' for " + caller_.out_option + " '" +
+                             out + "': " + ec.message());
   // Locked first, then judged: no other run can put a bake there between the check and ours.
-  lock_fd_ = lock_file(lock_path_, target_);
+  lock_fd_ = lock_file(lock_path_, target_, caller_);
   try {
-    recover(target_);
-    const std::string why = refusal(target_, force_);
+    recover();
+    const std::string why = refusal();
     if (!why.empty()) throw std::runtime_error(why);
   } catch (...) {
     unlock();
@@ -315,8 +341,8 @@ void OutputFolder::check_inputs(const std::vector<std::string>& inputs) const {
     std::error_code ec;
     const fs::path p = fs::weakly_canonical(fs::path(in), ec);
     if (!ec && within(p, target_))
-      throw std::runtime_error("--out '" + out_ + "' " + (p == target_ ? "is" : "contains") + " the input '" + in +
-                               "'; choose an output folder outside the scene's files");
+      throw std::runtime_error(caller_.out_option + " '" + out_ + "' " + (p == target_ ? "is" : "contains") +
+                               " the input '" + in + "'; choose an output folder outside the scene's files");
   }
 }
 
@@ -334,7 +360,7 @@ void OutputFolder::commit() {
   sync_folder(stage_);
   // Judged again: something may have appeared there during the bake (the lock keeps only other
   // fastcd runs out). The new bake is then kept beside it rather than lost.
-  const std::string why = refusal(target_, force_);
+  const std::string why = refusal();
   if (!why.empty()) {
     const fs::path kept = target_.parent_path() / (target_.filename().string() + ".new-" + std::to_string(::getpid()));
     std::error_code ec;
@@ -373,4 +399,4 @@ OutputFolder::~OutputFolder() {
   unlock();
 }
 
-}  // namespace fastcd::cli
+}  // namespace fastcd
